@@ -1,0 +1,136 @@
+"""Node documents: the text that represents a node to embedders and to the reranker.
+
+Two variants, as the paper found they serve different steps:
+
+- ``doc``: name, type, aliases, attributes and text — no relations (steps 4 and 6);
+- ``doc_rel``: ``doc`` plus 1-hop relations grouped by relation, and the relations of
+  neighbours reached through a relation the node has exactly one of (a 1-1 or n-1 hop:
+  a product's brand, a paper's venue) — capped, so hub nodes cannot explode it (step 7,
+  and the reranker's node descriptions).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from afr.store.base import Store
+
+ONE_HOP_CAP = 10  # neighbour names listed per relation group
+TWO_HOP_CAP = 5
+MAX_TEXT_CHARS = 2000
+MAX_DOC_CHARS = 6000
+
+
+@dataclass
+class RelationGroup:
+    edge_type: str
+    direction: str  # "out" (node is the source) or "in"
+    names: list[str]
+    total: int
+    first_other: int
+
+
+@dataclass
+class NodeInfo:
+    id: int
+    type: str
+    name: str | None
+    text: str | None
+    attrs: dict[str, Any]
+    aliases: list[str]
+    relations: list[RelationGroup] = field(default_factory=list)
+
+
+def fetch_nodes(store: Store, ids: Sequence[int]) -> dict[int, NodeInfo]:
+    rows = store.run("docs/nodes.sql", {"ids": [int(i) for i in ids]})
+    out: dict[int, NodeInfo] = {}
+    for node_id, ntype, name, text, attrs, aliases in rows:
+        parsed = attrs if isinstance(attrs, dict) else (json.loads(attrs) if attrs else {})
+        out[int(node_id)] = NodeInfo(int(node_id), ntype, name, text, parsed or {},
+                                     list(aliases or []))
+    return out
+
+
+def fetch_relations(store: Store, ids: Sequence[int], cap: int) -> dict[int, list[RelationGroup]]:
+    out: dict[int, list[RelationGroup]] = defaultdict(list)
+    if not ids:
+        return out
+    rows = store.run("docs/relations.sql", {"ids": [int(i) for i in ids], "cap": cap})
+    for node, etype, direction, names, total, first_other, _other_type in rows:
+        out[int(node)].append(
+            RelationGroup(etype, direction, list(names), int(total), int(first_other))
+        )
+    return out
+
+
+def _relation_label(labels: dict[str, str], group: RelationGroup) -> str:
+    # Arrows keep the stored direction readable: "writes → X" vs "writes ← Y".
+    label = labels.get(group.edge_type, group.edge_type)
+    return f"{label} →" if group.direction == "out" else f"{label} ←"
+
+
+def _format_value(value: Any) -> str:
+    if isinstance(value, list):
+        return "; ".join(_format_value(v) for v in value[:20])
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_format_value(v)}" for k, v in list(value.items())[:20])
+    return str(value)
+
+
+def base_document(node: NodeInfo, type_labels: dict[str, str]) -> str:
+    lines = [f"{node.name or '(unnamed)'} ({type_labels.get(node.type, node.type)})"]
+    if node.aliases:
+        lines.append("also known as: " + ", ".join(node.aliases[:10]))
+    for key, value in node.attrs.items():
+        rendered = _format_value(value)
+        if rendered:
+            lines.append(f"{key}: {rendered[:500]}")
+    if node.text:
+        lines.append(node.text[:MAX_TEXT_CHARS])
+    return "\n".join(lines)
+
+
+def _relations_block(groups: list[RelationGroup], labels: dict[str, str], indent: str) -> list[str]:
+    lines = []
+    for g in groups:
+        more = f" (and {g.total - len(g.names)} more)" if g.total > len(g.names) else ""
+        lines.append(f"{indent}{_relation_label(labels, g)} {', '.join(g.names)}{more}")
+    return lines
+
+
+def build_documents(store: Store, ids: Sequence[int], variant: str = "doc") -> dict[int, str]:
+    """Documents for ``ids`` in the given variant (``doc`` or ``doc_rel``)."""
+    schema = store.skb_schema()
+    type_labels = {t.type: t.label for t in schema.node_types.values()}
+    edge_labels = {t.type: t.label for t in schema.edge_types.values()}
+    nodes = fetch_nodes(store, ids)
+    docs = {i: base_document(n, type_labels) for i, n in nodes.items()}
+    if variant == "doc":
+        return docs
+    one_hop = fetch_relations(store, list(nodes), ONE_HOP_CAP)
+    # Second hops only through relations the node has exactly one of (1-1 / n-1).
+    single = {(i, g.edge_type, g.direction): g.first_other
+              for i, groups in one_hop.items() for g in groups if g.total == 1}
+    two_hop = fetch_relations(store, sorted(set(single.values())), TWO_HOP_CAP)
+    for node_id, doc in docs.items():
+        groups = one_hop.get(node_id, [])
+        if not groups:
+            continue
+        lines = [doc, "relations:"]
+        lines += _relations_block(groups, edge_labels, "  ")
+        for g in groups:
+            other = single.get((node_id, g.edge_type, g.direction))
+            if other is None:
+                continue
+            # Skip the way back to this node: it says nothing new.
+            onward = [h for h in two_hop.get(other, [])
+                      if not (h.edge_type == g.edge_type and h.total == 1)]
+            if onward:
+                lines.append(f"  via {g.names[0]}:")
+                lines += _relations_block(onward, edge_labels, "    ")
+        docs[node_id] = "\n".join(lines)[:MAX_DOC_CHARS]
+    return docs

@@ -1,0 +1,133 @@
+"""Staging: read and check an SKB in DuckDB temp tables before anything reaches the store.
+
+DuckDB reads JSON lines and CSV (plain or gzip) fast and in parallel, so all parsing,
+id mapping and validation happen here, in SQL, for both stores. The store only ever
+receives a clean, complete SKB — or nothing.
+"""
+
+from __future__ import annotations
+
+import gzip
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from afr.errors import LoadError
+from afr.skb import SkbSchema
+from afr.store.base import render_template, used_params
+from afr.store.dialect import DUCKDB
+
+
+@dataclass
+class StageResult:
+    nodes: int = 0
+    edges: int = 0
+    aliases: int = 0
+    int_ids: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+
+def find_file(directory: Path, stem: str, required: bool = True) -> Path | None:
+    """``stem`` or ``stem.gz`` inside the SKB directory."""
+    for candidate in (directory / stem, directory / f"{stem}.gz"):
+        if candidate.is_file():
+            return candidate
+    if required:
+        raise LoadError(f"{directory}: missing {stem} (or {stem}.gz)")
+    return None
+
+
+def _run(con: duckdb.DuckDBPyConnection, template: str, params: dict | None = None, **ctx) -> list:
+    rows: list = []
+    for stmt in render_template(template, DUCKDB, **ctx):
+        used = used_params(stmt, params)
+        cur = con.execute(stmt, used)
+        rows = cur.fetchall() if cur.description else []
+    return rows
+
+
+def _report(file: Path, problems: list[tuple], what: str) -> None:
+    if not problems:
+        return
+    parts = []
+    total = sum(int(p[1]) for p in problems)
+    for problem, n, lines, details in problems[:3]:
+        examples = ", ".join(
+            f"{what} {line}" + (f" ({detail})" if detail else "")
+            for line, detail in zip(lines[:3], details[:3], strict=False)
+        )
+        parts.append(f"{n} × {problem}, e.g. {examples}")
+    more = f"; and {len(problems) - 3} more kinds" if len(problems) > 3 else ""
+    raise LoadError(f"{file.name}: {total} problem(s): " + "; ".join(parts) + more)
+
+
+def _duck_error(file: Path, exc: duckdb.Error) -> LoadError:
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    head = lines[0] if lines else type(exc).__name__
+    head = head.replace("Invalid Input Error: ", "")
+    extra = "; ".join(ln for ln in lines[1:] if ln.startswith(("Original Line", "Expected")))
+    return LoadError(f"{file.name}: {head}" + (f" — {extra}" if extra else ""))
+
+
+def stage_nodes(con: duckdb.DuckDBPyConnection, path: Path, schema: SkbSchema) -> StageResult:
+    result = StageResult()
+    try:
+        _run(con, "load/stage_nodes.sql", {"path": str(path)})
+        problems = _run(con, "load/check_nodes.sql", {"node_types": list(schema.node_types)})
+        _report(path, problems, "record")
+        result.int_ids = bool(_run(con, "load/int_ids.sql")[0][0])
+        _run(con, "load/typed_nodes.sql", int_ids=result.int_ids)
+        result.nodes, result.aliases = _run(con, "load/count_nodes.sql")[0]
+    except duckdb.Error as exc:
+        raise _duck_error(path, exc) from None
+    if result.nodes == 0:
+        raise LoadError(f"{path.name}: no nodes")
+    return result
+
+
+def check_edges_header(path: Path) -> None:
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8", newline="") as fh:
+            header = fh.readline().strip().lstrip("\ufeff")
+    except (OSError, UnicodeDecodeError, EOFError) as exc:
+        raise LoadError(f"{path.name}: cannot read ({exc})") from None
+    if [h.strip() for h in header.split(",")] != ["src", "type", "dst"]:
+        raise LoadError(f"{path.name}: the header must be 'src,type,dst', found {header[:60]!r}")
+
+
+def stage_edges(
+    con: duckdb.DuckDBPyConnection, path: Path, schema: SkbSchema, result: StageResult
+) -> None:
+    check_edges_header(path)
+    # Edges may name their type by key or by prompt label (skb-format.md).
+    names, types = [], []
+    for t in schema.edge_types.values():
+        names.append(t.type)
+        types.append(t.type)
+        if t.label != t.type:
+            names.append(t.label)
+            types.append(t.type)
+    try:
+        _run(con, "load/stage_edges.sql", {"path": str(path), "names": names, "types": types})
+        if _run(con, "load/check_edges_fast.sql")[0][0]:
+            _report(path, _run(con, "load/check_edges.sql"), "line")
+        result.edges = _run(con, "load/count_edges.sql")[0][0]
+        decl = list(schema.edge_types.values())
+        params = {
+            "types": [t.type for t in decl],
+            "sources": [t.source_type for t in decl],
+            "targets": [t.target_type for t in decl],
+        }
+        for etype, n in _run(con, "load/edge_type_mismatch.sql", params):
+            result.warnings.append(
+                f"{n} '{etype}' edges connect node types other than skb.json declares"
+            )
+    except duckdb.Error as exc:
+        raise _duck_error(path, exc) from None
+
+
+def stage_attribute_catalog(con: duckdb.DuckDBPyConnection) -> list[tuple]:
+    """(type, path, value_type, node_count) for every attribute path in stg_nodes."""
+    return _run(con, "load/attribute_catalog.sql")

@@ -1,0 +1,298 @@
+"""`afr ask`: the eight steps of the Autofocus-Retriever, top to bottom.
+
+1 target type (LLM) · 2 Cypher (LLM) · 3 parse + resolve · 4 symbol candidates ·
+5 grounding with scope expansion (SQL) · 6 VSS over grounded answers · 7 VSS top-up ·
+8 rerank (LLM). Without an LLM, steps 1–2 come from the offline formalizer and step 8
+is skipped. An LLM failure degrades the question to the steps that still work, with a
+warning; it never loses the question.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from afr.cypher import parse_cypher
+from afr.errors import AfrError, LLMError
+from afr.ground import GroundingQuery, GroundingResult, GSymbol, GTriplet, ground
+from afr.pipeline.config import AskConfig
+from afr.pipeline.filters import AttributeCatalog
+from afr.pipeline.hybrid import Candidate, combine, graph_strand, vss_strand
+from afr.pipeline.offline import formalize
+from afr.pipeline.resolve import ResolvedQuery, resolve
+from afr.pipeline.symbols import SymbolCandidates, retrieve_symbols
+from afr.skb import SkbSchema
+from afr.store.base import Store
+from afr.vectors import Embedder, query_vector
+
+
+@dataclass
+class RankedAnswer:
+    rank: int
+    node_id: int
+    ext_id: str
+    name: str | None
+    type: str
+    source: str
+    level: int | None
+    vss_score: float | None
+    rerank_position: int | None
+    provenance: dict = field(default_factory=dict)
+
+
+@dataclass
+class AskResult:
+    run_id: str
+    question: str
+    mode: str  # llm | offline
+    config: AskConfig
+    status: str = "ok"  # ok | degraded
+    target_type: str | None = None
+    cypher: str | None = None
+    query_graph: dict = field(default_factory=dict)
+    resolved: ResolvedQuery | None = None
+    symbols: dict[str, SymbolCandidates] = field(default_factory=dict)
+    grounding: GroundingResult | None = None
+    answers: list[RankedAnswer] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    llm_calls: int = 0
+    llm_tokens: int = 0
+    rerank_prompts: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "question": self.question,
+            "mode": self.mode,
+            "status": self.status,
+            "target_type": self.target_type,
+            "cypher": self.cypher,
+            "query_graph": self.query_graph,
+            "dropped": self.resolved.dropped if self.resolved else [],
+            "symbols": {
+                var: {"search": s.search, "candidates": s.ids[:10], "exact": s.exact,
+                      "allowed": None if s.allowed is None else len(s.allowed),
+                      "notes": s.notes}
+                for var, s in self.symbols.items()
+            },
+            "grounding": None if self.grounding is None else {
+                "answers": len(self.grounding.answers),
+                "final_level": self.grounding.final_level,
+                "sql": self.grounding.sql,
+            },
+            "answers": [a.__dict__ for a in self.answers],
+            "timings": self.timings,
+            "warnings": self.warnings,
+            "llm_calls": self.llm_calls,
+            "llm_tokens": self.llm_tokens,
+        }
+
+
+class _Timer:
+    def __init__(self, timings: dict[str, float]) -> None:
+        self.timings = timings
+
+    @contextmanager
+    def step(self, name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[name] = round(time.perf_counter() - started, 6)
+
+
+def _grounding_query(resolved: ResolvedQuery, symbols: dict[str, SymbolCandidates]
+                     ) -> GroundingQuery | None:
+    if resolved.target is None or resolved.target not in resolved.symbols:
+        return None
+    target = resolved.symbols[resolved.target]
+    if not resolved.triplets and not target.is_constant and not target.conditions:
+        return None  # nothing constrains the target: the graph strand has nothing to add
+    gsyms = {}
+    for var, sym in resolved.symbols.items():
+        cands = symbols[var]
+        gsyms[var] = GSymbol(
+            var, sym.node_type,
+            candidates=tuple(cands.ids) if sym.is_constant else None,
+            allowed=tuple(cands.allowed) if cands.allowed is not None else None,
+        )
+    triplets = tuple(GTriplet(t.head, t.edge_type, t.tail, t.directed, t.min_hops, t.max_hops)
+                     for t in resolved.triplets)
+    return GroundingQuery(gsyms, triplets, resolved.target)
+
+
+class Pipeline:
+    """Holds what every question of a session shares: store, schema, embedder, LLM."""
+
+    def __init__(self, store: Store, config: AskConfig | None = None, *,
+                 embedder: Embedder | None = None, llm: Any = None) -> None:
+        from afr.embed_spec import embedder_for_store
+
+        self.store = store
+        self.config = config or AskConfig()
+        self.schema: SkbSchema = store.skb_schema()
+        self.embedder = embedder or embedder_for_store(store)
+        self.catalog = AttributeCatalog.from_store(store)
+        self.llm = llm
+        if self.llm is None and self.config.offline is not True:
+            self.llm = _llm_from_config(store, self.config)
+        self._examples: dict[str, list[str]] | None = None
+
+    @property
+    def offline(self) -> bool:
+        return self.llm is None
+
+    def ask(self, question: str, *, eval_id: str | None = None,
+            question_id: str | None = None) -> AskResult:
+        cfg = self.config
+        question = question.strip()
+        if not question:
+            raise AfrError("the question is empty")
+        result = AskResult(uuid.uuid4().hex, question, "offline" if self.offline else "llm", cfg)
+        timer = _Timer(result.timings)
+        calls_before = self.llm.stats.snapshot() if self.llm is not None else None
+
+        self._formalize(question, result, timer)
+
+        with timer.step("3_parse"):
+            graph = parse_cypher(result.cypher or "")
+            result.query_graph = graph.to_dict()
+            resolved = resolve(graph, self.schema, mode=cfg.mode,
+                               use_edge_types=cfg.use_edge_types,
+                               target_type=result.target_type)
+            result.resolved = resolved
+            if result.target_type is None and resolved.target_type:
+                result.target_type = resolved.target_type
+
+        with timer.step("4_symbols"):
+            result.symbols = retrieve_symbols(self.store, self.embedder, resolved, self.catalog,
+                                              l_max=cfg.l_max,
+                                              exact_names_first=cfg.exact_names_first)
+        with timer.step("5_grounding"):
+            gquery = _grounding_query(resolved, result.symbols)
+            if gquery is not None:
+                result.grounding = ground(self.store, gquery, k=cfg.k, l_max=cfg.l_max)
+        grounded = result.grounding.answers if result.grounding else []
+
+        qvec = query_vector(self.store, self.embedder, question)
+        with timer.step("6_vss_grounded"):
+            graph_part = graph_strand(self.store, qvec, grounded, cfg.graph_quota,
+                                      result.grounding.witnesses if result.grounding else None)
+        with timer.step("7_vss_topup"):
+            types = [result.target_type] if result.target_type else self.schema.candidate_types
+            vss = vss_strand(self.store, qvec, types, cfg.k + len(graph_part))
+            candidates = combine(graph_part, vss, cfg.k)
+
+        with timer.step("8_rerank"):
+            positions = self._rerank(question, candidates, result)
+        self._finish(result, candidates, positions)
+        if self.llm is not None and calls_before is not None:
+            after = self.llm.stats.snapshot()
+            result.llm_calls = after.calls - calls_before.calls
+            result.llm_tokens = after.tokens - calls_before.tokens
+        if result.warnings and result.status == "ok":
+            result.status = "degraded" if any(w.startswith("LLM") for w in result.warnings) \
+                else "ok"
+        if cfg.log:
+            from afr.pipeline.runlog import write_run
+
+            write_run(self.store, result, eval_id=eval_id, question_id=question_id)
+        return result
+
+    # -- steps 1 and 2 -----------------------------------------------------------------
+
+    def _formalize(self, question: str, result: AskResult, timer: _Timer) -> None:
+        cfg = self.config
+        if self.llm is not None:
+            from afr.pipeline.llm_steps import name_examples, predict_target_type, write_cypher
+
+            try:
+                with timer.step("1_target_type"):
+                    if len(self.schema.candidate_types) == 1:
+                        result.target_type = self.schema.candidate_types[0]
+                    else:
+                        result.target_type, _ = predict_target_type(
+                            self.llm, question, self.schema,
+                            model=cfg.step_models.get("target"),
+                            effort=cfg.step_effort.get("target"), prompts_dir=cfg.prompts_dir)
+                with timer.step("2_cypher"):
+                    if self._examples is None:
+                        self._examples = name_examples(self.store)
+                    result.cypher = write_cypher(
+                        self.llm, question, self.schema, result.target_type, self._examples,
+                        model=cfg.step_models.get("cypher"),
+                        effort=cfg.step_effort.get("cypher"), prompts_dir=cfg.prompts_dir)
+                return
+            except LLMError as exc:
+                result.warnings.append(f"LLM failed in steps 1–2 ({exc}); "
+                                       "using the offline formalizer for this question")
+        with timer.step("2_cypher"):
+            offline = formalize(self.store, question, self.schema, self.catalog)
+        result.target_type = result.target_type or offline.target_type
+        result.cypher = offline.cypher
+        result.warnings += offline.notes
+
+    # -- step 8 ------------------------------------------------------------------------
+
+    def _rerank(self, question: str, candidates: list[Candidate],
+                result: AskResult) -> dict[int, int] | None:
+        cfg = self.config
+        if self.llm is None or cfg.reranker == "none" or not candidates:
+            return None
+        from afr.pipeline.rerank import rerank
+
+        ids = [c.node_id for c in candidates]
+        types = {int(r[0]): r[2] for r in self.store.run("runlog/answer_details.sql",
+                                                         {"ids": ids})}
+        names = {s for sym in (result.resolved.symbols.values() if result.resolved else [])
+                 for s in sym.search_strings}
+        try:
+            outcome = rerank(self.llm, self.store, question, ids, method=cfg.reranker,
+                             node_types=types, keep_names=names,
+                             with_relations=cfg.rerank_with_relations,
+                             concurrency=cfg.rerank_concurrency,
+                             model=cfg.step_models.get("rerank"),
+                             effort=cfg.step_effort.get("rerank"), prompts_dir=cfg.prompts_dir)
+        except LLMError as exc:
+            result.warnings.append(f"LLM failed in step 8 ({exc}); answers keep the "
+                                   "retrieval order")
+            return None
+        result.rerank_prompts = outcome.prompts
+        result.warnings += outcome.notes
+        return {node: pos for pos, node in enumerate(outcome.order, 1)}
+
+    def _finish(self, result: AskResult, candidates: list[Candidate],
+                positions: dict[int, int] | None) -> None:
+        order = sorted(candidates, key=lambda c: positions[c.node_id]) if positions \
+            else candidates
+        details = {int(r[0]): r for r in self.store.run(
+            "runlog/answer_details.sql", {"ids": [c.node_id for c in candidates]})}
+        for rank, c in enumerate(order, 1):
+            _, ext_id, node_type, name = details[c.node_id]
+            result.answers.append(RankedAnswer(
+                rank, c.node_id, ext_id, name, node_type, c.source, c.level, c.vss_score,
+                positions.get(c.node_id) if positions else None, c.provenance,
+            ))
+
+
+def _llm_from_config(store: Store, config: AskConfig):
+    from afr.llm import LLMClient, LLMConfig
+    from afr.llm_cache import StoreLLMCache
+
+    llm_config = LLMConfig.from_env(**config.llm)
+    if not llm_config.configured:
+        if config.offline is False:
+            raise AfrError("no LLM configured: set AFR_LLM_BASE_URL and AFR_LLM_MODEL "
+                           "(and AFR_LLM_API_KEY), or pass --llm-url/--llm-model")
+        return None
+    return LLMClient(llm_config, cache=StoreLLMCache(store), use_cache=config.use_cache)
+
+
+def ask(store: Store, question: str, config: AskConfig | None = None) -> AskResult:
+    """One question, end to end (see Pipeline for many)."""
+    return Pipeline(store, config).ask(question)

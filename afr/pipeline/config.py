@@ -1,0 +1,40 @@
+"""Every knob of `afr ask`, with the defaults that reproduce the paper (method-notes.md)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Mode = Literal["strict", "lenient"]
+Reranker = Literal["pairwise", "listwise", "pointwise", "none"]
+
+
+@dataclass
+class AskConfig:
+    k: int = 20  # answers handed to the reranker
+    l_max: int = 100  # candidates per constant
+    alpha: float = 2 / 3  # share of the k answers taken from the graph strand
+    mode: Mode = "strict"  # strict: filter symbols by predicted node type
+    use_edge_types: bool = True  # False: any relation satisfies a triplet
+    reranker: Reranker = "pairwise"
+    rerank_concurrency: int = 8
+    rerank_with_relations: bool = True  # node descriptions carry doc_rel relations
+    exact_names_first: bool = True  # exact name/alias matches lead a constant's candidates
+    offline: bool | None = None  # None: offline exactly when no LLM is configured
+    use_cache: bool = True  # read the llm_calls cache
+    log: bool = True  # write runs / run_symbols / run_answers
+    llm: dict[str, Any] = field(default_factory=dict)  # overrides for LLMConfig
+    step_models: dict[str, str] = field(default_factory=dict)  # step name → model
+    step_effort: dict[str, str] = field(
+        default_factory=lambda: {"target": "medium", "cypher": "medium", "rerank": "low"}
+    )
+    prompts_dir: str | None = None  # a folder with the user's own prompt templates
+
+    @property
+    def graph_quota(self) -> int:
+        return round(self.alpha * self.k)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["llm"] = {k: v for k, v in self.llm.items() if "key" not in k.lower()}
+        return data

@@ -1,0 +1,122 @@
+"""Step 3b: check the parsed query graph against the SKB schema.
+
+Labels become node types, relationship labels become edge types, and the graph is cut
+to the target's connected component. Strict mode drops a triplet whose relationship
+label is unknown and lets a symbol with an unknown label range over nothing typed;
+lenient mode keeps both as "any". Nothing the LLM wrote reaches SQL unless it matched
+the schema here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from afr.pipeline.config import Mode
+from afr.querygraph import NAME_PROPERTIES, Condition, QueryGraph
+from afr.skb import SkbSchema
+
+
+@dataclass
+class ResolvedSymbol:
+    var: str
+    label: str | None  # as written
+    node_type: str | None  # checked against the schema; None = any
+    search_strings: list[str]  # name/title values: a constant when non-empty
+    conditions: list[Condition]  # attribute conditions other than the name
+
+    @property
+    def is_constant(self) -> bool:
+        return bool(self.search_strings)
+
+
+@dataclass
+class ResolvedTriplet:
+    head: str
+    edge_label: str | None
+    edge_type: str | None  # None = any relation
+    tail: str
+    directed: bool
+    min_hops: int = 1
+    max_hops: int = 1
+
+
+@dataclass
+class ResolvedQuery:
+    target: str | None
+    symbols: dict[str, ResolvedSymbol] = field(default_factory=dict)
+    triplets: list[ResolvedTriplet] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+
+    @property
+    def target_type(self) -> str | None:
+        if self.target and self.target in self.symbols:
+            return self.symbols[self.target].node_type
+        return None
+
+
+def _search_strings(conditions: list[Condition]) -> tuple[list[str], list[Condition]]:
+    names: list[str] = []
+    rest: list[Condition] = []
+    for c in conditions:
+        if c.attribute.lower() not in NAME_PROPERTIES:
+            rest.append(c)
+        elif c.op == "IN" and isinstance(c.value, tuple):
+            names += [str(v) for v in c.value if str(v).strip()]
+        elif c.op in ("=", "CONTAINS", "STARTS WITH", "ENDS WITH", "=~") and str(c.value).strip():
+            names.append(str(c.value))
+        else:
+            rest.append(c)
+    return names, rest
+
+
+def resolve(graph: QueryGraph, schema: SkbSchema, *, mode: Mode = "strict",
+            use_edge_types: bool = True, target_type: str | None = None) -> ResolvedQuery:
+    out = ResolvedQuery(target=graph.target)
+    out.dropped += [f"{d.text} ({d.reason})" for d in graph.dropped]
+    for var, sym in graph.symbols.items():
+        node_type = schema.node_type(sym.label)
+        if sym.label and node_type is None:
+            out.dropped.append(f"label {sym.label!r} of {var} is not a node type of this SKB")
+        names, conditions = _search_strings(sym.conditions)
+        if mode == "lenient":
+            node_type = None
+        out.symbols[var] = ResolvedSymbol(var, sym.label, node_type, names, conditions)
+    # The target's type: the step-1 prediction wins when the Cypher's label is missing.
+    if graph.target in out.symbols and target_type and mode == "strict":
+        target = out.symbols[graph.target]
+        if target.node_type is None:
+            target.node_type = target_type
+    for t in graph.triplets:
+        edge_type = schema.edge_type(t.edge) if t.edge else None
+        if t.edge and edge_type is None:
+            if mode == "strict":
+                out.dropped.append(f"relation {t.edge!r} is not an edge type of this SKB: "
+                                   f"({t.head})-[:{t.edge}]-({t.tail}) dropped")
+                continue
+            out.dropped.append(f"relation {t.edge!r} unknown: matched as any relation")
+        out.triplets.append(ResolvedTriplet(
+            t.head, t.edge, edge_type if use_edge_types else None, t.tail, t.directed,
+            t.min_hops, t.max_hops,
+        ))
+    _keep_target_component(out)
+    return out
+
+
+def _keep_target_component(query: ResolvedQuery) -> None:
+    """Only symbols connected to the target constrain it; the rest are dropped."""
+    if query.target is None or query.target not in query.symbols:
+        return
+    seen = {query.target}
+    frontier = [query.target]
+    while frontier:
+        var = frontier.pop()
+        for t in query.triplets:
+            for a, b in ((t.head, t.tail), (t.tail, t.head)):
+                if a == var and b not in seen:
+                    seen.add(b)
+                    frontier.append(b)
+    for var in list(query.symbols):
+        if var not in seen:
+            query.dropped.append(f"{var} is not connected to the target {query.target}: ignored")
+            del query.symbols[var]
+    query.triplets = [t for t in query.triplets if t.head in seen and t.tail in seen]

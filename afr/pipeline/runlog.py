@@ -1,0 +1,62 @@
+"""The run log: every ask leaves rows you can query with plain SQL.
+
+``runs`` (question, config, Cypher, timings), ``run_symbols`` (each constant's ranked
+candidates and the level at which they enter) and ``run_answers`` (the final list with
+strand, level, scores and the grounded assignment that led to each answer).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from afr.ground.schedule import level_of_rank, scope_schedule
+from afr.store.base import Store
+
+if TYPE_CHECKING:
+    from afr.pipeline.ask import AskResult
+
+
+def write_run(store: Store, result: AskResult, *, eval_id: str | None = None,
+              question_id: str | None = None) -> None:
+    schedule = scope_schedule(result.config.l_max)
+    sym_rows: dict[str, list] = {"symbols": [], "node_ids": [], "ranks": [], "levels": [],
+                                 "scores": []}
+    for var, cands in result.symbols.items():
+        for rank, (node_id, score) in enumerate(zip(cands.ids, cands.scores, strict=True), 1):
+            sym_rows["symbols"].append(var)
+            sym_rows["node_ids"].append(node_id)
+            sym_rows["ranks"].append(rank)
+            sym_rows["levels"].append(level_of_rank(rank, schedule) or 0)
+            sym_rows["scores"].append(score)
+    answers = result.answers
+    with store.transaction():
+        store.run("runlog/insert_run.sql", {
+            "run_id": result.run_id,
+            "question": result.question,
+            "mode": result.mode,
+            "config": json.dumps(result.config.to_dict()),
+            "target_type": result.target_type,
+            "cypher": result.cypher,
+            "query_graph": json.dumps(result.query_graph),
+            "timings": json.dumps(result.timings),
+            "llm_calls": result.llm_calls,
+            "llm_tokens": result.llm_tokens,
+            "status": result.status,
+            "warnings": json.dumps(result.warnings),
+            "eval_id": eval_id,
+            "question_id": question_id,
+        })
+        if sym_rows["symbols"]:
+            store.run("runlog/insert_symbols.sql", {"run_id": result.run_id, **sym_rows})
+        if answers:
+            store.run("runlog/insert_answers.sql", {
+                "run_id": result.run_id,
+                "node_ids": [a.node_id for a in answers],
+                "sources": [a.source for a in answers],
+                "levels": [a.level for a in answers],
+                "scores": [a.vss_score for a in answers],
+                "positions": [a.rerank_position for a in answers],
+                "ranks": [a.rank for a in answers],
+                "provenance": [json.dumps(a.provenance) for a in answers],
+            })

@@ -1,0 +1,100 @@
+"""Step 4: candidate nodes for every symbol of the query graph.
+
+A constant (a symbol with a name/title) gets its top-``l_max`` nodes by vector
+similarity of its search string over the relation-free documents, among the nodes that
+pass its hard attribute filters (filters first, then the cut — the reference code cuts
+first). Exact name or alias matches lead the list. A filter that cannot be applied is
+appended to the search string instead. A variable with filters keeps every matching
+node as its domain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from afr.pipeline.filters import AttributeCatalog, FilterResult, filter_nodes
+from afr.pipeline.resolve import ResolvedQuery, ResolvedSymbol
+from afr.querygraph import Condition
+from afr.store.base import Store
+from afr.vectors import Embedder, query_vector, search
+
+
+@dataclass
+class SymbolCandidates:
+    var: str
+    constant: bool
+    search: str | None = None
+    ids: list[int] = field(default_factory=list)  # ranked, best first (constants)
+    scores: list[float] = field(default_factory=list)
+    exact: int = 0  # how many leading ids matched a name exactly
+    allowed: list[int] | None = None  # variables with filters: their domain
+    filters: FilterResult | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def _condition_text(c: Condition) -> str:
+    value = " ".join(str(v) for v in c.value) if isinstance(c.value, tuple) else str(c.value)
+    return f"{c.attribute.replace('_', ' ')} {value}"
+
+
+def _interleave(lists: list[list[tuple[int, float]]], limit: int) -> list[tuple[int, float]]:
+    out: list[tuple[int, float]] = []
+    seen: set[int] = set()
+    for i in range(max((len(x) for x in lists), default=0)):
+        for ranked in lists:
+            if i < len(ranked) and ranked[i][0] not in seen:
+                seen.add(ranked[i][0])
+                out.append(ranked[i])
+    return out[:limit]
+
+
+def retrieve_symbol(
+    store: Store, embedder: Embedder, sym: ResolvedSymbol, catalog: AttributeCatalog, *,
+    l_max: int, exact_names_first: bool = True,
+) -> SymbolCandidates:
+    out = SymbolCandidates(sym.var, sym.is_constant)
+    if sym.conditions:
+        out.filters = filter_nodes(store, sym.node_type, sym.conditions, catalog)
+        out.notes += [f"{c.attribute} {c.op} {c.value!r}: {why}"
+                      for c, why in out.filters.unapplied]
+    allowed = out.filters.ids if out.filters else None
+    if not sym.is_constant:
+        out.allowed = allowed
+        return out
+    extra = [_condition_text(c) for c, _ in (out.filters.unapplied if out.filters else [])]
+    strings = [" ".join([s, *extra]) for s in sym.search_strings]
+    out.search = " | ".join(strings)
+    if allowed is not None and not allowed:
+        out.notes.append("no node passes the attribute filters")
+        return out
+    types = [sym.node_type] if sym.node_type else None
+    ranked_lists = []
+    for text in strings:
+        vec = query_vector(store, embedder, text)
+        ranked_lists.append(search(store, "doc", vec, l_max, types=types, ids=allowed))
+    ranked = _interleave(ranked_lists, l_max)
+    if exact_names_first:
+        exact = [int(r[0]) for r in store.run(
+            "symbols/exact_names.sql",
+            {"names": sym.search_strings, "node_type": sym.node_type, "allowed": allowed,
+             "limit": l_max},
+            node_type=bool(sym.node_type), allowed=allowed is not None,
+        )]
+        scores = dict(ranked)
+        lead = [(i, scores.get(i, 1.0)) for i in exact]
+        ranked = (lead + [r for r in ranked if r[0] not in set(exact)])[:l_max]
+        out.exact = len(lead)
+    out.ids = [i for i, _ in ranked]
+    out.scores = [s for _, s in ranked]
+    return out
+
+
+def retrieve_symbols(
+    store: Store, embedder: Embedder, query: ResolvedQuery, catalog: AttributeCatalog, *,
+    l_max: int, exact_names_first: bool = True,
+) -> dict[str, SymbolCandidates]:
+    return {
+        var: retrieve_symbol(store, embedder, sym, catalog, l_max=l_max,
+                             exact_names_first=exact_names_first)
+        for var, sym in query.symbols.items()
+    }

@@ -1,0 +1,150 @@
+"""The embedded default: one DuckDB file, no server."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from afr.errors import StoreError
+from afr.store.base import SKB_TABLES, Store, check_identifier
+from afr.store.dialect import DUCKDB
+
+
+class DuckDBStore(Store):
+    dialect = DUCKDB
+
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
+        self.path = Path(path).expanduser()
+        self.location = str(self.path)
+        self.read_only = read_only
+        if read_only and not self.path.exists():
+            raise StoreError(f"no store at {self.path}; create one with 'afr load' or 'afr demo'")
+        if not read_only:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot create {self.path.parent}: {exc.strerror}") from None
+        try:
+            self.con = duckdb.connect(str(self.path), read_only=read_only)
+        except duckdb.IOException as exc:
+            msg = str(exc)
+            if "lock" in msg.lower():
+                raise StoreError(
+                    f"the store {self.path} is in use by another process (DuckDB allows one "
+                    "writer at a time); wait for it to finish or close it"
+                ) from None
+            raise StoreError(f"cannot open {self.path}: {msg.splitlines()[0]}") from None
+        except duckdb.Error as exc:
+            raise StoreError(f"cannot open {self.path}: {str(exc).splitlines()[0]}") from None
+        self._in_tx = False
+        self.con.execute("SET enable_progress_bar = false")
+
+    # -- statements --------------------------------------------------------------------
+
+    def execute(self, sql: str, params: dict[str, Any] | None = None) -> None:
+        try:
+            self.con.execute(sql, params or None)
+        except duckdb.Error as exc:
+            raise _store_error(exc) from None
+
+    def query(self, sql: str, params: dict[str, Any] | None = None) -> list[tuple]:
+        try:
+            return self.con.execute(sql, params or None).fetchall()
+        except duckdb.Error as exc:
+            raise _store_error(exc) from None
+
+    def query_with_columns(
+        self, sql: str, params: dict[str, Any] | None = None
+    ) -> tuple[list[str], list[tuple]]:
+        try:
+            cur = self.con.execute(sql, params or None)
+            cols = [d[0] for d in cur.description or []]
+            return cols, cur.fetchall()
+        except duckdb.Error as exc:
+            raise _store_error(exc) from None
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        if self._in_tx:  # nested: the outer transaction decides
+            yield
+            return
+        self.con.execute("BEGIN TRANSACTION")
+        self._in_tx = True
+        try:
+            yield
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        else:
+            self.con.execute("COMMIT")
+        finally:
+            self._in_tx = False
+
+    def cursor(self) -> DuckDBStore:
+        """A store object with its own connection cursor, for use from another thread."""
+        clone = object.__new__(DuckDBStore)
+        clone.__dict__.update(self.__dict__)
+        clone.con = self.con.cursor()
+        clone._in_tx = False
+        return clone
+
+    def close(self) -> None:
+        self.con.close()
+
+    # -- bulk ------------------------------------------------------------------------------
+
+    def staging_connection(self) -> duckdb.DuckDBPyConnection:
+        return self.con
+
+    def ingest_staged(self, staging: Any, replace: bool) -> None:
+        # Staging lives in temp tables of this very connection (see afr.load.stage), so
+        # the copy is a set of INSERT … SELECT inside the caller's transaction.
+        if staging is not self.con:
+            raise StoreError("internal: DuckDB ingest expects staging on the store connection")
+        if replace:
+            for stmt in self.sql("load/clear.sql", tables=SKB_TABLES):
+                self.execute(stmt)
+        for stmt in self.sql("load/ingest_duckdb.sql"):
+            self.execute(stmt)
+
+    def write_vectors(self, variant: str, ids: np.ndarray, vectors: np.ndarray) -> None:
+        check_identifier(variant, "embedding variant")
+        # DuckDB scans dicts of 1-d numpy arrays without copying; a matrix goes in flat,
+        # one row per (node, position), and is folded back into arrays in SQL.
+        n, dim = vectors.shape
+        batch = {
+            "node_id": np.repeat(np.asarray(ids, dtype=np.int64), dim),
+            "pos": np.tile(np.arange(dim, dtype=np.int32), n),
+            "x": np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1),
+        }
+        try:
+            self.con.register("afr_vec_batch", batch)
+            for stmt in self.sql("embed/insert_duckdb.sql", variant=variant, dim=dim):
+                self.execute(stmt)
+        finally:
+            self.con.unregister("afr_vec_batch")
+
+    def build_vector_index(self, variant: str) -> None:
+        # DuckDB's HNSW lives in an extension that must be downloaded; we scan exactly,
+        # which is fast enough for the sizes an embedded store serves (see bench/).
+        return None
+
+
+def _store_error(exc: duckdb.Error) -> StoreError:
+    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, duckdb.IOException) and "No space left" in str(exc):
+        return StoreError("the disk is full: DuckDB could not write to the store")
+    return StoreError(f"DuckDB: {msg}")
+
+
+def default_store_path() -> Path:
+    env = os.environ.get("AFR_DB")
+    if env and "://" not in env:
+        return Path(env).expanduser()
+    return Path("afr.duckdb")

@@ -1,0 +1,1 @@
+"""The click command-line app (installed as ``afr.cli``; source folder ``cli/``)."""

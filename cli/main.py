@@ -1,0 +1,124 @@
+"""The `afr` command line.
+
+Every command opens one store (a DuckDB file or a PostgreSQL URL), does one job and
+prints a result; problems are one line on stderr and a non-zero exit code.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from afr import __version__
+from afr.errors import AfrError
+from afr.progress import enabled_by_default
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+DB_HELP = (
+    "Store: a DuckDB file path or a postgresql:// URL. Default: $AFR_DB, else ./afr.duckdb "
+    "(read-only commands fall back to the demo store in the cache when ./afr.duckdb is absent)."
+)
+
+
+class Context:
+    def __init__(self, db: str | None, schema: str | None, progress: bool) -> None:
+        self.db = db
+        self.schema = schema
+        self.progress = progress
+
+    def open(self, *, read_only: bool = False, write: bool = False):
+        """Open the chosen store; read commands may fall back to the demo store."""
+        from afr.paths import demo_store_path
+        from afr.store import open_store, resolve_db
+
+        target = resolve_db(self.db)
+        explicit = bool(self.db or os.environ.get("AFR_DB"))
+        if not write and not explicit and not Path(target).exists():
+            demo = demo_store_path()
+            if demo.exists():
+                target = str(demo)
+            else:
+                raise AfrError(
+                    f"no store at {target}; load an SKB with 'afr load DIR', or run 'afr demo' "
+                    "to set up the bundled demo"
+                )
+        return open_store(target, schema=self.schema, read_only=read_only)
+
+
+def handle_errors(func: F) -> F:
+    """Turn every failure into one line on stderr and an exit code; never a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except AfrError as exc:
+            click.echo(f"afr: error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("afr: interrupted", err=True)
+            sys.exit(130)
+        except click.exceptions.Exit:
+            raise
+        except (click.ClickException, click.Abort):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the last line of defence for users
+            if os.environ.get("AFR_DEBUG"):
+                traceback.print_exc()
+            first = " ".join(str(exc).split())[:300]
+            click.echo(
+                f"afr: internal error: {type(exc).__name__}: {first} "
+                "(set AFR_DEBUG=1 to see the traceback; please report it)",
+                err=True,
+            )
+            sys.exit(70)
+
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.option("--db", envvar="AFR_DB", metavar="PATH|URL", help=DB_HELP)
+@click.option("--schema", envvar="AFR_SCHEMA", metavar="NAME",
+              help="PostgreSQL schema holding afr's tables (default: afr).")
+@click.option("--progress/--no-progress", default=None,
+              help="Show progress bars (default: when stderr is a terminal).")
+@click.version_option(__version__, prog_name="afr")
+@click.pass_context
+def cli(ctx: click.Context, db: str | None, schema: str | None, progress: bool | None) -> None:
+    """afr — multi-hop question answering over semi-structured knowledge bases, in SQL.
+
+    \b
+    Quick start (offline, on the bundled demo SKB of Python's standard library):
+      afr ask "Which classes in the json module inherit from ValueError?"
+
+    \b
+    Your own SKB (see the SKB directory format in the README):
+      afr load ./my-skb          # into ./afr.duckdb
+      afr embed                  # vectors for search (built-in embedder by default)
+      afr info                   # what is in the store
+      afr sql "SELECT type, count(*) FROM nodes GROUP BY type"
+
+    \b
+    PostgreSQL with pgvector instead of a DuckDB file:
+      afr --db postgresql://user@host/db load ./my-skb
+    """
+    ctx.obj = Context(db, schema, enabled_by_default() if progress is None else progress)
+
+
+def register(module_commands: list[click.Command]) -> None:
+    for command in module_commands:
+        cli.add_command(command)
+
+
+def main() -> None:
+    from afr.cli import commands  # noqa: F401 - registers the commands
+
+    cli(prog_name="afr")

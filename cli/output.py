@@ -1,0 +1,90 @@
+"""Printing results: aligned text tables for people, JSON and CSV for machines."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import decimal
+import io
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+
+def _cell(value: Any, max_width: int) -> str:
+    if value is None:
+        text = ""
+    elif isinstance(value, float):
+        text = f"{value:.4g}"
+    elif isinstance(value, dict | list | tuple):
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    else:
+        text = str(value)
+    text = " ".join(text.split())  # one line per row, whatever the cell holds
+    if max_width and len(text) > max_width:
+        text = text[: max_width - 1] + "…"
+    return text
+
+
+def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *,
+                 max_width: int = 60) -> str:
+    cells = [[_cell(v, max_width) for v in row] for row in rows]
+    widths = [len(c) for c in columns]
+    for row in cells:
+        for i, text in enumerate(row):
+            widths[i] = max(widths[i], len(text))
+    numeric = [
+        all(isinstance(r[i], int | float | decimal.Decimal) or r[i] is None for r in rows) and rows
+        for i in range(len(columns))
+    ]
+
+    def line(values: Sequence[str]) -> str:
+        parts = [v.rjust(w) if numeric[i] else v.ljust(w)
+                 for i, (v, w) in enumerate(zip(values, widths, strict=True))]
+        return "  ".join(parts).rstrip()
+
+    out = [line(list(columns)), "  ".join("─" * w for w in widths)]
+    out += [line(r) for r in cells]
+    return "\n".join(out)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dt.date | dt.datetime | dt.time):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, bytes):
+        return value.hex()
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return value
+
+
+def to_json(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    data = [{c: _jsonable(v) for c, v in zip(columns, row, strict=True)} for row in rows]
+    return json.dumps(data, ensure_ascii=False, indent=2, default=str)
+
+
+def to_csv(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([
+            json.dumps(v, default=str) if isinstance(v, dict | list) else _jsonable(v)
+            for v in row
+        ])
+    return buf.getvalue()
+
+
+def echo_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str,
+              max_width: int = 60) -> None:
+    if fmt == "json":
+        click.echo(to_json(columns, rows))
+    elif fmt == "csv":
+        click.echo(to_csv(columns, rows), nl=False)
+    else:
+        click.echo(format_table(columns, rows, max_width=max_width))
+        click.echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''})", err=True)

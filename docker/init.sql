@@ -1,0 +1,2 @@
+-- The vector extension needs a superuser once; afr itself then runs without one.
+CREATE EXTENSION IF NOT EXISTS vector;

@@ -1,0 +1,1 @@
+SELECT id FROM nodes ORDER BY id

@@ -1,0 +1,1 @@
+SELECT (SELECT count(*) FROM nodes), (SELECT count(*) FROM emb_{{ variant }})

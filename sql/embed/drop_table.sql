@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS emb_{{ variant }};
+DELETE FROM embedding_models WHERE variant = $variant

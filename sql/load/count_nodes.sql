@@ -1,0 +1,1 @@
+SELECT count(*), coalesce(sum(len(aliases)), 0) FROM stg_nodes

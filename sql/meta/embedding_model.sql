@@ -1,0 +1,1 @@
+SELECT model_id, dim, node_count FROM embedding_models WHERE variant = $variant

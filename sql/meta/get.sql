@@ -1,0 +1,1 @@
+SELECT value FROM afr_meta WHERE key = $key

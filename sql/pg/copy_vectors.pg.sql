@@ -1,0 +1,1 @@
+COPY emb_{{ variant }} (node_id, vec) FROM STDIN (FORMAT binary)

@@ -1,0 +1,1 @@
+SET default_transaction_read_only = on

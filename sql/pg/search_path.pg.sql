@@ -1,0 +1,1 @@
+SELECT current_setting('search_path')

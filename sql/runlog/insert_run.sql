@@ -1,0 +1,5 @@
+INSERT INTO runs (run_id, question, mode, config, target_type, cypher, query_graph, timings,
+                  llm_calls, llm_tokens, status, warnings, eval_id, question_id)
+VALUES ($run_id, $question, $mode, CAST($config AS JSON), $target_type, $cypher,
+        CAST($query_graph AS JSON), CAST($timings AS JSON), $llm_calls, $llm_tokens, $status,
+        CAST($warnings AS JSON), $eval_id, $question_id)

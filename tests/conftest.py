@@ -1,0 +1,66 @@
+"""Shared fixtures: real stores (a DuckDB file, a real PostgreSQL with pgvector).
+
+PostgreSQL comes from $AFR_TEST_DATABASE_URL when set, else from the `pgserver` package,
+which ships a PostgreSQL with pgvector and starts it in-process. Locally a missing
+server skips the Postgres tests; in CI (CI=true) it fails them: they must run there.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from afr.store import DuckDBStore, PostgresStore, Store  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    url = os.environ.get("AFR_TEST_DATABASE_URL")
+    if url:
+        yield url
+        return
+    try:
+        import pgserver
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail("pgserver is not installed, and CI must run the PostgreSQL tests")
+        pytest.skip("no PostgreSQL: install pgserver or set AFR_TEST_DATABASE_URL")
+    datadir = tempfile.mkdtemp(prefix="afr-pg-")
+    server = pgserver.get_server(datadir, cleanup_mode="stop")
+    yield server.get_uri()
+
+
+@pytest.fixture
+def pg_schema_name() -> str:
+    return "t_" + uuid.uuid4().hex[:12]
+
+
+@pytest.fixture
+def duck_store(tmp_path: Path) -> Iterator[DuckDBStore]:
+    store = DuckDBStore(tmp_path / "afr.duckdb")
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def pg_store(pg_url: str, pg_schema_name: str) -> Iterator[PostgresStore]:
+    store = PostgresStore(pg_url, schema=pg_schema_name)
+    yield store
+    store.close()
+
+
+@pytest.fixture(params=["duckdb", "postgres"])
+def store(request: pytest.FixtureRequest) -> Iterator[Store]:
+    """Each test using this runs once per store kind."""
+    if request.param == "duckdb":
+        yield request.getfixturevalue("duck_store")
+    else:
+        yield request.getfixturevalue("pg_store")

@@ -1,0 +1,93 @@
+"""Helpers for tests: write SKB directories (skb-format.md) from Python data."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+
+def write_skb(
+    directory: Path,
+    schema: dict[str, Any],
+    nodes: list[dict[str, Any]],
+    edges: list[tuple[Any, str, Any]],
+    questions: list[tuple[Any, str, list[Any]]] | None = None,
+    *,
+    gz: bool = False,
+) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "skb.json").write_text(json.dumps(schema), encoding="utf-8")
+
+    def opener(name: str):
+        if gz:
+            return gzip.open(directory / f"{name}.gz", "wt", encoding="utf-8", newline="")
+        return open(directory / name, "w", encoding="utf-8", newline="")
+
+    with opener("nodes.jsonl") as fh:
+        for node in nodes:
+            fh.write(json.dumps(node) + "\n")
+    with opener("edges.csv") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(["src", "type", "dst"])
+        for src, etype, dst in edges:
+            writer.writerow([src, etype, dst])
+    if questions is not None:
+        with opener("questions.csv") as fh:
+            writer = csv.writer(fh, lineterminator="\n")
+            writer.writerow(["id", "query", "answer_ids"])
+            for qid, query, answers in questions:
+                writer.writerow([qid, query, json.dumps(answers)])
+    return directory
+
+
+TOY_SCHEMA: dict[str, Any] = {
+    "name": "toy",
+    "description": "papers, authors and fields",
+    "directed": False,
+    "candidate_types": ["paper"],
+    "node_types": {
+        "paper": {"description": "a research paper"},
+        "author": {"description": "a person who writes papers"},
+        "field": {"description": "a field of study"},
+    },
+    "edge_types": {
+        "writes": {"source": "author", "target": "paper", "label": "author_writes_paper"},
+        "cites": {"source": "paper", "target": "paper", "label": "paper_cites_paper"},
+        "has_field": {"source": "paper", "target": "field", "label": "paper_has_field"},
+    },
+}
+
+
+def toy_skb(directory: Path, *, gz: bool = False) -> Path:
+    nodes = [
+        {"id": "p1", "type": "paper", "name": "Deep residual learning",
+         "text": "Residual networks for image recognition.", "attrs": {"year": 2016}},
+        {"id": "p2", "type": "paper", "name": "Graph attention networks",
+         "text": "Attention over graph neighbourhoods.", "attrs": {"year": 2018,
+                                                                 "venue": {"name": "ICLR"}}},
+        {"id": "p3", "type": "paper", "name": "Semi-supervised classification with GCNs",
+         "text": "Graph convolutional networks.", "attrs": {"year": 2017,
+                                                           "published": "2017-04-24"}},
+        {"id": "a1", "type": "author", "name": "Kaiming He", "aliases": ["K. He"]},
+        {"id": "a2", "type": "author", "name": "Petar Velickovic"},
+        {"id": "a3", "type": "author", "name": "Thomas Kipf"},
+        {"id": "f1", "type": "field", "name": "computer vision"},
+        {"id": "f2", "type": "field", "name": "graph learning"},
+    ]
+    edges = [
+        ("a1", "writes", "p1"),
+        ("a2", "author_writes_paper", "p2"),
+        ("a3", "writes", "p3"),
+        ("p2", "cites", "p3"),
+        ("p1", "has_field", "f1"),
+        ("p2", "has_field", "f2"),
+        ("p3", "has_field", "f2"),
+    ]
+    questions = [
+        (0, "Which paper by Thomas Kipf is about graph learning?", ["p3"]),
+        (1, "Which graph learning paper cites the GCN paper?", ["p2"]),
+    ]
+    return write_skb(directory, TOY_SCHEMA, nodes, edges, questions, gz=gz)
