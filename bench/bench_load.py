@@ -49,7 +49,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--pg", help="PostgreSQL URL (default: start pgserver)")
     parser.add_argument("--data", type=Path, help="where the synthetic SKB is kept")
-    parser.add_argument("--skip-pg", action="store_true")
+    parser.add_argument("--stores", default="duckdb,postgres",
+                        help="comma-separated: duckdb, postgres")
     args = parser.parse_args()
 
     sys.path.insert(0, str(HERE))
@@ -62,11 +63,12 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="afr-bench-"))
     results: dict[str, list[dict]] = {"duckdb": [], "postgres": []}
-    for i in range(args.repeat):
+    stores = set(args.stores.split(","))
+    for i in range(args.repeat if "duckdb" in stores else 0):
         db = work / f"load{i}.duckdb"
         results["duckdb"].append(run_child(str(db), "afr", data))
         db.unlink()
-    if not args.skip_pg:
+    if "postgres" in stores:
         url = args.pg
         server = None
         if url is None:

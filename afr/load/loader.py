@@ -17,6 +17,7 @@ from afr.load.stage import (
     stage_attribute_catalog,
     stage_edges,
     stage_nodes,
+    staged_type_counts,
 )
 from afr.progress import Phases
 from afr.skb import SkbSchema, read_skb_json
@@ -89,15 +90,17 @@ def load_staged(
             result = stage(staging, phases)
             phases.next("writing to the store")
             store.ingest_staged(staging, replace=bool(existing))
+            counts = {(kind, t): int(n) for kind, t, n in staged_type_counts(staging)}
             for t in schema.node_types.values():
                 store.run("load/insert_node_type.sql", {
                     "type": t.type, "label": t.label, "description": t.description,
-                    "is_candidate": t.is_candidate,
+                    "is_candidate": t.is_candidate, "count": counts.get(("node", t.type), 0),
                 })
             for e in schema.edge_types.values():
                 store.run("load/insert_edge_type.sql", {
                     "type": e.type, "label": e.label, "description": e.description,
                     "source_type": e.source_type, "target_type": e.target_type,
+                    "count": counts.get(("edge", e.type), 0),
                 })
             # The attribute catalogue is computed in the staging database (DuckDB for
             # both stores) and copied over: a few hundred rows at most.
@@ -106,7 +109,6 @@ def load_staged(
                     "type": row[0], "path": row[1], "value_type": row[2], "node_count": row[3],
                 })
             phases.next("building indexes")
-            store.run("load/update_counts.sql")
             store.run("load/indexes.sql")
             meta = {
                 "skb_name": schema.name,

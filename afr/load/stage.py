@@ -131,3 +131,8 @@ def stage_edges(
 def stage_attribute_catalog(con: duckdb.DuckDBPyConnection) -> list[tuple]:
     """(type, path, value_type, node_count) for every attribute path in stg_nodes."""
     return _run(con, "load/attribute_catalog.sql")
+
+
+def staged_type_counts(con: duckdb.DuckDBPyConnection) -> list[tuple]:
+    """('node' | 'edge', type, count) for the staged SKB."""
+    return _run(con, "load/staged_type_counts.sql")

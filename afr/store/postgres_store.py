@@ -132,6 +132,7 @@ class PostgresStore(Store):
     def ingest_staged(self, staging: Any, replace: bool) -> None:
         # DuckDB writes the staged tables as CSV (fast, parallel) and we stream the files
         # into COPY … FROM STDIN: no per-row Python work, bounded memory.
+        self._exec_raw("pg/load_settings.pg.sql")
         if replace:
             for stmt in self.sql("load/clear.sql", tables=SKB_TABLES):
                 self.execute(stmt)

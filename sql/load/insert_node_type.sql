@@ -1,2 +1,2 @@
 INSERT INTO node_types (type, label, description, is_candidate, node_count)
-VALUES ($type, $label, $description, $is_candidate, 0)
+VALUES ($type, $label, $description, $is_candidate, $count)

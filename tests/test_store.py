@@ -1,0 +1,156 @@
+"""Store behaviour on both databases: schema, metadata, read-only access, failures."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import psycopg
+import pytest
+from skbutil import toy_skb
+
+from afr.errors import StoreError
+from afr.load import load_skb_dir
+from afr.store import DuckDBStore, PostgresStore, Store, open_store
+from afr.store.base import SCHEMA_VERSION, render_template
+from afr.store.dialect import DUCKDB, POSTGRES
+
+
+def test_init_is_idempotent(store: Store) -> None:
+    store.init()
+    store.init()
+    assert store.schema_version() == SCHEMA_VERSION
+    assert store.skb_name() is None
+    assert store.table_exists("nodes") and not store.table_exists("no_such_table")
+
+
+def test_meta_roundtrip(store: Store) -> None:
+    store.init()
+    store.set_meta("k", "v1")
+    store.set_meta("k", "v2")
+    assert store.get_meta("k") == "v2"
+    assert store.get_meta("missing") is None
+
+
+def test_newer_schema_is_refused(store: Store) -> None:
+    store.init()
+    store.set_meta("schema_version", str(SCHEMA_VERSION + 1))
+    with pytest.raises(StoreError, match="newer than this afr"):
+        store.init()
+
+
+def test_transaction_rolls_back(store: Store) -> None:
+    store.init()
+    with pytest.raises(RuntimeError), store.transaction():
+        store.set_meta("x", "1")
+        raise RuntimeError("boom")
+    assert store.get_meta("x") is None
+
+
+def test_templates_transpile_for_both(tmp_path: Path) -> None:
+    for template in ["vss/topk.sql", "docs/relations.sql", "offline/link_names.sql"]:
+        for dialect in (DUCKDB, POSTGRES):
+            statements = render_template(template, dialect, variant="doc", dim=4, types=True,
+                                         ids=True, exclude=True)
+            assert statements and all(s.strip() for s in statements)
+    pg = render_template("vss/topk.sql", POSTGRES, variant="doc", dim=4, types=False,
+                         ids=False, exclude=False)[0]
+    assert "<=>" in pg and "VECTOR(4)" in pg and "%(q)s" in pg
+    duck = render_template("vss/topk.sql", DUCKDB, variant="doc", dim=4, types=False,
+                           ids=False, exclude=False)[0]
+    assert "ARRAY_COSINE_DISTANCE" in duck.upper() and "$q" in duck
+
+
+def test_read_only_duckdb_refuses_writes(tmp_path: Path) -> None:
+    path = tmp_path / "s.duckdb"
+    store = DuckDBStore(path)
+    load_skb_dir(store, toy_skb(tmp_path / "skb"), progress=False)
+    store.close()
+    ro = DuckDBStore(path, read_only=True)
+    with pytest.raises(StoreError, match="read-only"):
+        ro.query("DELETE FROM nodes")
+    assert ro.query("SELECT count(*) FROM nodes")[0][0] == 8
+    ro.close()
+
+
+def test_read_only_postgres_refuses_writes(pg_url: str, pg_schema_name: str,
+                                           tmp_path: Path) -> None:
+    store = PostgresStore(pg_url, schema=pg_schema_name)
+    load_skb_dir(store, toy_skb(tmp_path / "skb"), progress=False)
+    store.close()
+    ro = PostgresStore(pg_url, schema=pg_schema_name, read_only=True)
+    with pytest.raises(StoreError, match="read-only"):
+        ro.query("DELETE FROM nodes")
+    with pytest.raises(StoreError):
+        ro.query("DROP TABLE nodes")
+    assert ro.query("SELECT count(*) FROM nodes")[0][0] == 8
+    ro.close()
+
+
+def test_missing_duckdb_store_read_only(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no store at"):
+        DuckDBStore(tmp_path / "absent.duckdb", read_only=True)
+
+
+def test_locked_duckdb_store_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "locked.duckdb"
+    DuckDBStore(path).close()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(f"""
+            import duckdb, sys, time
+            con = duckdb.connect({str(path)!r})
+            print("locked", flush=True)
+            time.sleep(30)
+        """)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        with pytest.raises(StoreError, match="in use by another process"):
+            DuckDBStore(path)
+    finally:
+        holder.kill()
+        holder.wait()
+    time.sleep(0.1)
+    DuckDBStore(path).close()  # usable again once the other process is gone
+
+
+def test_unreachable_postgres_is_one_line() -> None:
+    with pytest.raises(StoreError) as info:
+        open_store("postgresql://afr:secret@127.0.0.1:1/nowhere")
+    text = str(info.value)
+    assert "cannot connect to PostgreSQL" in text and "\n" not in text
+    assert "secret" not in text
+
+
+def test_postgres_without_vector_extension(pg_url: str) -> None:
+    """A non-superuser in a database without pgvector gets a clear message."""
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute("DROP DATABASE IF EXISTS novector")
+        admin.execute("DROP ROLE IF EXISTS plain_user")
+        admin.execute("CREATE ROLE plain_user LOGIN PASSWORD 'pw'")
+        admin.execute("CREATE DATABASE novector OWNER plain_user")
+    url = pg_url.replace("postgres:@", "plain_user:pw@").replace("/postgres?", "/novector?")
+    with pytest.raises(StoreError, match="extension 'vector'"):
+        PostgresStore(url)
+
+
+def test_postgres_works_without_superuser(pg_url: str, tmp_path: Path) -> None:
+    """vector installed by an admin; afr then runs as a plain user in its own schema."""
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute("DROP DATABASE IF EXISTS withvector")
+        admin.execute("DROP ROLE IF EXISTS app_user")
+        admin.execute("CREATE ROLE app_user LOGIN PASSWORD 'pw'")
+        admin.execute("CREATE DATABASE withvector OWNER app_user")
+    admin_url = pg_url.replace("/postgres?", "/withvector?")
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute("CREATE EXTENSION vector")
+    url = pg_url.replace("postgres:@", "app_user:pw@").replace("/postgres?", "/withvector?")
+    store = PostgresStore(url, schema="kb")
+    load_skb_dir(store, toy_skb(tmp_path / "skb"), progress=False)
+    assert store.query("SELECT count(*) FROM nodes")[0][0] == 8
+    assert store.query("SELECT current_user")[0][0] == "app_user"
+    store.close()
