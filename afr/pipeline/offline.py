@@ -79,7 +79,22 @@ def _grams(question: str) -> dict[str, tuple[int, int]]:
     return grams
 
 
-def link_entities(store: Store, question: str, exclude_words: set[str]) -> list[LinkedEntity]:
+def _hit_score(question: str, span: tuple[int, int], name: str, node_type: str,
+               type_words: dict[str, str]) -> int:
+    """Prefer the reading the question supports: "the calendar module" → the module."""
+    score = 0
+    before = question[:span[0]].lower().split()[-1:] or [""]
+    after = question[span[1]:].lower().split()[:1] or [""]
+    for word in (before[0], after[0]):
+        if type_words.get(word.strip(".,;:?!")) == node_type:
+            score += 2
+    if name and name in question:  # same capitalisation as written
+        score += 1
+    return score
+
+
+def link_entities(store: Store, question: str, exclude_words: set[str],
+                  type_words: dict[str, str] | None = None) -> list[LinkedEntity]:
     grams = {g: span for g, span in _grams(question).items() if g not in exclude_words}
     if not grams:
         return []
@@ -93,7 +108,8 @@ def link_entities(store: Store, question: str, exclude_words: set[str]) -> list[
         start, end = grams[mention]
         if any(start >= e.span[0] and end <= e.span[1] for e in found):
             continue
-        hits = sorted(by_mention[mention])
+        hits = sorted(by_mention[mention], key=lambda h: (
+            -_hit_score(question, (start, end), h[2], h[1], type_words or {}), h[0]))
         node_id, node_type, name = hits[0]
         found.append(LinkedEntity(node_id, node_type, name, mention, (start, end)))
         if len(found) >= MAX_ENTITIES:
@@ -210,7 +226,7 @@ def formalize(store: Store, question: str, schema: SkbSchema,
               catalog: AttributeCatalog) -> OfflineFormalization:
     target_type = guess_target_type(question, schema)
     exclude = set(_type_words(schema))
-    entities = link_entities(store, question, exclude)
+    entities = link_entities(store, question, exclude, _type_words(schema))
     notes: list[str] = []
     qwords = {w.lower() for w, _, _ in _tokens(question) if w.lower() not in STOPWORDS}
     target = f"(y:{_label(schema.node_types[target_type].label)})" if target_type else "(y)"

@@ -1,0 +1,1 @@
+"""Batch evaluation: question sets, metrics with STaRK parity, runs in the store."""

@@ -1,0 +1,201 @@
+"""Step 5 compiled to SQL: one statement for acyclic query graphs, a fixed-point loop
+for cyclic ones.
+
+Every constant candidate carries the scope level at which it enters (rank 1 → level 1,
+rank 4 → level 5, …). An answer's level is the smallest, over all consistent assignments,
+of the largest level used; for a tree that is a bottom-up pass from the leaves to the
+target where each hop takes the MIN level over neighbours and each node the MAX over its
+children. Threshold that at level L and you get exactly the set the paper's algorithm
+finds with the first L candidates per constant, so all levels come out of one query.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from afr.ground.query import GroundingQuery, GTriplet
+from afr.ground.schedule import level_of_rank, scope_schedule
+from afr.store.base import render_template
+from afr.store.dialect import Dialect
+
+
+@dataclass
+class CompiledGrounding:
+    statements: list[str]
+    params: dict[str, Any]
+    cyclic: bool = False
+    # Cyclic plans run as a loop in afr.ground.run; these drive it.
+    tables: dict[str, str] = field(default_factory=dict)
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    domains: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def component(query: GroundingQuery) -> tuple[list[str], list[GTriplet]]:
+    """The symbols and triplets connected to the target (the rest cannot constrain it)."""
+    seen, order = {query.target}, [query.target]
+    i = 0
+    while i < len(order):
+        var = order[i]
+        i += 1
+        for t in query.triplets:
+            for a, b in ((t.head, t.tail), (t.tail, t.head)):
+                if a == var and b not in seen:
+                    seen.add(b)
+                    order.append(b)
+    return order, [t for t in query.triplets if t.head in seen and t.tail in seen]
+
+
+def is_tree(symbols: list[str], triplets: list[GTriplet]) -> bool:
+    # Connected by construction: a tree has one edge fewer than nodes and no self-loops.
+    return len(triplets) == len(symbols) - 1 and all(t.head != t.tail for t in triplets)
+
+
+class _Builder:
+    def __init__(self, query: GroundingQuery, schema_directed: bool, l_max: int) -> None:
+        self.q = query
+        self.directed = schema_directed
+        self.schedule = scope_schedule(l_max)
+        self.params: dict[str, Any] = {}
+        self.ctes: list[dict[str, Any]] = []
+        self.n = 0
+
+    def param(self, prefix: str, value: Any) -> str:
+        name = f"{prefix}{len(self.params)}"
+        self.params[name] = value
+        return name
+
+    def name(self, prefix: str) -> str:
+        self.n += 1
+        return f"{prefix}{self.n}"
+
+    def domain(self, var: str) -> dict[str, Any] | None:
+        """The symbol's own domain, or None when it is an unrestricted variable."""
+        sym = self.q.symbols[var]
+        type_param = self.param("t", sym.node_type) if sym.node_type else None
+        if sym.candidates is not None:
+            ids, lvls = [], []
+            for rank, node in enumerate(sym.candidates, 1):
+                level = level_of_rank(rank, self.schedule)
+                if level is None:
+                    break  # beyond the last level: never in scope
+                ids.append(int(node))
+                lvls.append(level)
+            return {"kind": "const", "ids": self.param("c", ids), "lvls": self.param("l", lvls),
+                    "type": type_param}
+        if sym.allowed is not None:
+            return {"kind": "allowed", "ids": self.param("a", [int(i) for i in sym.allowed]),
+                    "type": type_param}
+        return {"kind": "typed" if type_param else "any", "type": type_param}
+
+    def ways(self, t: GTriplet, child_is_tail: bool) -> list[dict[str, str]]:
+        """How to walk from the child's nodes to the parent's over the stored edges."""
+        # child is the tail: parent = src side → match the child on dst, output src.
+        forward = {"match": "dst", "out": "src"} if child_is_tail else {"match": "src",
+                                                                           "out": "dst"}
+        if not self.directed or not t.directed:
+            backward = {"match": forward["out"], "out": forward["match"]}
+            return [forward, backward]
+        return [forward]
+
+    def reach(self, source: str | None, source_type: str | None, t: GTriplet,
+              child_is_tail: bool) -> str:
+        """CTEs for the (possibly multi-hop) walk; returns the name of the final set."""
+        edge = self.param("e", t.edge_type) if t.edge_type else None
+        ways = self.ways(t, child_is_tail)
+        frontier, found = source, []
+        for hop in range(1, t.max_hops + 1):
+            name = self.name("h")
+            self.ctes.append({"name": name, "kind": "hop", "source": frontier,
+                              "source_type": source_type if hop == 1 else None,
+                              "edge": edge, "ways": ways})
+            frontier = name
+            if hop >= t.min_hops:
+                found.append(name)
+        if len(found) == 1:
+            return found[0]
+        name = self.name("u")
+        self.ctes.append({"name": name, "kind": "union", "parts": found})
+        return name
+
+    def tree(self, var: str, parent_triplet: GTriplet | None, triplets: list[GTriplet]) -> str:
+        """CTEs for the subtree at ``var``; returns the name of its (id, lvl) set."""
+        children = []
+        for t in triplets:
+            if t is parent_triplet:
+                continue
+            if t.head == var:
+                children.append((t.tail, t, True))
+            elif t.tail == var:
+                children.append((t.head, t, False))
+        parts = []
+        for child, t, child_is_tail in children:
+            child_sym = self.q.symbols[child]
+            grandchildren = [x for x in triplets if x is not t and child in (x.head, x.tail)]
+            if (child_sym.candidates is None and child_sym.allowed is None
+                    and not grandchildren):
+                # An unconstrained leaf: only "has such a neighbour" matters — no set needed.
+                type_param = (self.param("t", child_sym.node_type)
+                              if child_sym.node_type else None)
+                parts.append(self.reach(None, type_param, t, child_is_tail))
+            else:
+                parts.append(self.reach(self.tree(child, t, triplets), None, t, child_is_tail))
+        dom = self.domain(var)
+        base = None
+        if dom["kind"] in ("const", "allowed") or not parts:
+            base = self.name("d")
+            self.ctes.append({"name": base, **dom})
+            if dom["kind"] in ("const", "allowed") and dom["type"]:
+                typed = self.name("d")
+                self.ctes.append({"name": typed, "kind": "combine", "base": None,
+                                  "parts": [base], "joins": [], "levels": ["b.lvl"],
+                                  "type": dom["type"]})
+                base = typed
+        if base and not parts:
+            return base
+        first = base or parts[0]
+        rest = parts if base else parts[1:]
+        joins = [{"name": p, "alias": f"j{i}"} for i, p in enumerate(rest)]
+        levels = ["b.lvl"] + [f"{j['alias']}.lvl" for j in joins]
+        name = self.name("s")
+        self.ctes.append({"name": name, "kind": "combine", "base": first if base else None,
+                          "parts": [first], "joins": joins, "levels": levels,
+                          "type": None if base else dom["type"]})
+        return name
+
+
+def compile_grounding(query: GroundingQuery, *, schema_directed: bool, dialect: Dialect,
+                      k: int = 20, l_max: int = 100) -> CompiledGrounding:
+    symbols, triplets = component(query)
+    builder = _Builder(query, schema_directed, l_max)
+    if is_tree(symbols, triplets):
+        result = builder.tree(query.target, None, triplets)
+        statements = render_template("ground/tree.sql", dialect, ctes=builder.ctes,
+                                     result=result, max_level=False)
+        return CompiledGrounding(statements, builder.params)
+    return _compile_cyclic(builder, symbols, triplets, dialect)
+
+
+def _compile_cyclic(builder: _Builder, symbols: list[str], triplets: list[GTriplet],
+                    dialect: Dialect) -> CompiledGrounding:
+    tag = uuid.uuid4().hex[:10]
+    tables = {var: f"afr_g{tag}_{i}" for i, var in enumerate(symbols)}
+    compiled = CompiledGrounding([], builder.params, cyclic=True, tables=tables)
+    for var in symbols:
+        compiled.domains[var] = builder.domain(var)
+    for t in triplets:
+        # Refine the head from the tail's set, and the tail from the head's.
+        for target_var, source_var, child_is_tail in ((t.head, t.tail, True),
+                                                      (t.tail, t.head, False)):
+            builder.ctes = []
+            reach = builder.reach(tables[source_var], None, t, child_is_tail)
+            compiled.steps.append({"table": tables[target_var], "ctes": builder.ctes,
+                                   "reach": reach})
+    compiled.statements = [
+        s for var in symbols
+        for s in render_template("ground/fix_init.sql", dialect, table=tables[var],
+                                 domain=compiled.domains[var])
+    ] + [s for step in compiled.steps for s in render_template("ground/fix_step.sql", dialect,
+                                                                   **step)]
+    return compiled

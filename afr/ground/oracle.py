@@ -1,0 +1,114 @@
+"""The test reference for grounding: the paper's Algorithm 2, round by round, in sets.
+
+Deliberately plain. For each scope level, constants keep their first l candidates,
+variables range over their type (or domain), and every triplet prunes both its ends
+until nothing changes; the target's set is that level's answer set. An answer's level
+is the first level at which it appears.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+
+from afr.ground.query import GroundingQuery, GroundingResult, GTriplet
+from afr.ground.schedule import cut_at_k, scope_schedule
+
+
+class Graph:
+    def __init__(self, edges: Iterable[tuple[int, str, int]], node_types: dict[int, str],
+                 directed: bool) -> None:
+        self.node_types = node_types
+        self.directed = directed
+        self.out: dict[tuple[int, str], set[int]] = defaultdict(set)
+        self.inn: dict[tuple[int, str], set[int]] = defaultdict(set)
+        self.out_any: dict[int, set[int]] = defaultdict(set)
+        self.in_any: dict[int, set[int]] = defaultdict(set)
+        for src, etype, dst in edges:
+            self.out[(src, etype)].add(dst)
+            self.inn[(dst, etype)].add(src)
+            self.out_any[src].add(dst)
+            self.in_any[dst].add(src)
+
+    def step(self, nodes: set[int], edge_type: str | None, forward: bool,
+             both: bool) -> set[int]:
+        """Nodes one edge away from ``nodes`` (forward: along stored direction)."""
+        out: set[int] = set()
+        for n in nodes:
+            if edge_type is None:
+                if forward or both:
+                    out |= self.out_any.get(n, set())
+                if not forward or both:
+                    out |= self.in_any.get(n, set())
+            else:
+                if forward or both:
+                    out |= self.out.get((n, edge_type), set())
+                if not forward or both:
+                    out |= self.inn.get((n, edge_type), set())
+        return out
+
+    def reach(self, nodes: set[int], t: GTriplet, forward: bool) -> set[int]:
+        both = not self.directed or not t.directed
+        frontier, found = set(nodes), set()
+        for hop in range(1, t.max_hops + 1):
+            frontier = self.step(frontier, t.edge_type, forward, both)
+            if hop >= t.min_hops:
+                found |= frontier
+        return found
+
+
+def _component(query: GroundingQuery) -> tuple[set[str], list[GTriplet]]:
+    seen, frontier = {query.target}, [query.target]
+    while frontier:
+        var = frontier.pop()
+        for t in query.triplets:
+            for a, b in ((t.head, t.tail), (t.tail, t.head)):
+                if a == var and b not in seen:
+                    seen.add(b)
+                    frontier.append(b)
+    return seen, [t for t in query.triplets if t.head in seen and t.tail in seen]
+
+
+def ground_level(graph: Graph, query: GroundingQuery, level: int) -> set[int]:
+    symbols, triplets = _component(query)
+    sets: dict[str, set[int]] = {}
+    for var in symbols:
+        sym = query.symbols[var]
+        if sym.candidates is not None:
+            domain = set(sym.candidates[:level])
+        elif sym.allowed is not None:
+            domain = set(sym.allowed)
+        else:
+            domain = set(graph.node_types)
+        if sym.node_type is not None:
+            domain = {n for n in domain if graph.node_types.get(n) == sym.node_type}
+        sets[var] = domain
+    changed = True
+    while changed:
+        changed = False
+        for t in triplets:
+            head = sets[t.head] & graph.reach(sets[t.tail], t, forward=False)
+            if head != sets[t.head]:
+                sets[t.head], changed = head, True
+            tail = sets[t.tail] & graph.reach(sets[t.head], t, forward=True)
+            if tail != sets[t.tail]:
+                sets[t.tail], changed = tail, True
+    return sets[query.target]
+
+
+def oracle_ground(edges: Iterable[tuple[int, str, int]], node_types: dict[int, str],
+                  query: GroundingQuery, *, k: int, l_max: int,
+                  directed_skb: bool, graph: Graph | None = None) -> GroundingResult:
+    started = time.perf_counter()
+    graph = graph or Graph(edges, node_types, directed_skb)
+    schedule = scope_schedule(l_max)
+    first_seen: dict[int, int] = {}
+    for level in schedule:
+        for node in ground_level(graph, query, level):
+            first_seen.setdefault(node, level)
+        if len(first_seen) >= k:
+            break
+    answers = sorted(first_seen.items(), key=lambda a: (a[1], a[0]))
+    kept, final = cut_at_k(answers, schedule, k)
+    return GroundingResult(kept, final, schedule, seconds=time.perf_counter() - started)

@@ -1,0 +1,34 @@
+"""Incremental scope expansion: how many candidates per constant at each level."""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+
+
+def scope_schedule(l_max: int) -> list[int]:
+    """1, then l ← int(1.5·l + 0.5), while l ≤ l_max: 1, 2, 3, 5, 8, 12, 18, 27, 41, 62, 93."""
+    levels = []
+    level = 1
+    while level <= l_max:
+        levels.append(level)
+        level = int(1.5 * level + 0.5)
+    return levels
+
+
+def level_of_rank(rank: int, schedule: list[int]) -> int | None:
+    """The first level whose scope includes the candidate at ``rank`` (1-based)."""
+    i = bisect_left(schedule, rank)
+    return schedule[i] if i < len(schedule) else None
+
+
+def cut_at_k(answers: list[tuple[int, int]], schedule: list[int], k: int
+             ) -> tuple[list[tuple[int, int]], int | None]:
+    """Keep answers up to the first level with ≥ k of them (that whole level)."""
+    if not answers:
+        return [], None
+    for level in schedule:
+        kept = [a for a in answers if a[1] <= level]
+        if len(kept) >= k:
+            return kept, level
+    last = max(a[1] for a in answers)
+    return answers, last

@@ -1,0 +1,15 @@
+-- Nodes (of a type) whose attributes satisfy every condition. DuckDB JSON accessors.
+{% import "filters/common.j2" as f with context %}
+{% macro jpath(c) %}'${% for k in c.path %}."{{ k | replace("'", "''") | replace('"', '\\"') }}"{% endfor %}'{% endmacro %}
+{% macro text(c) %}json_extract_string(n.attrs, {{ jpath(c) }}){% endmacro %}
+{% macro number(c) %}TRY_CAST(json_extract_string(n.attrs, {{ jpath(c) }}) AS DOUBLE){% endmacro %}
+{% macro elements(c) %}unnest(CAST(json_extract_string(n.attrs, {{ jpath(c)[:-1] }}[*]') AS VARCHAR[])) AS el(v){% endmacro %}
+SELECT n.id
+FROM nodes AS n
+WHERE TRUE
+{% if node_type %}
+  AND n.type = $node_type
+{% endif %}
+{{ f.where(conditions, text, number, elements) }}
+ORDER BY n.id
+LIMIT $limit

@@ -1,0 +1,1 @@
+SELECT count(*), coalesce(sum(lvl), 0) FROM {{ table }}
