@@ -41,11 +41,7 @@ EDGE_TYPES = [
     ("expression present", "anatomy", "gene/protein", 0.15),
     ("expression absent", "anatomy", "gene/protein", 0.01),
 ]
-WORDS = ("alpha beta gamma delta kinase receptor factor protein syndrome disorder acute chronic "
-         "type inhibitor binding cell membrane signal pathway transport regulation growth "
-         "immune neural cardiac renal hepatic metabolic response tissue muscle bone skin "
-         "lung blood vessel oxidative stress channel transcription enzyme domain complex "
-         "family member like associated related induced deficiency").split()
+WORDS = ["alpha", "beta", "gamma", "delta", "kinase", "receptor", "factor", "protein", "syndrome", "disorder", "acute", "chronic", "type", "inhibitor", "binding", "cell", "membrane", "signal", "pathway", "transport", "regulation", "growth", "immune", "neural", "cardiac", "renal", "hepatic", "metabolic", "response", "tissue", "muscle", "bone", "skin", "lung", "blood", "vessel", "oxidative", "stress", "channel", "transcription", "enzyme", "domain", "complex", "family", "member", "like", "associated", "related", "induced", "deficiency"]
 
 
 def _heavy_tailed(rng: np.random.Generator, n_nodes: int, size: int) -> np.ndarray:

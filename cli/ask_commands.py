@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 
 import click
-
 from afr.cli.main import Context, cli, handle_errors
 from afr.cli.output import format_table
+
 from afr.errors import AfrError
 
 pass_ctx = click.make_pass_decorator(Context)

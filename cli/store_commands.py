@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-
 from afr.cli.main import Context, cli, handle_errors
 from afr.cli.output import echo_rows, format_table
+
 from afr.errors import AfrError, StoreError
 
 pass_ctx = click.make_pass_decorator(Context)

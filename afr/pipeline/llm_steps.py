@@ -50,12 +50,12 @@ def write_cypher(client: LLMClient, question: str, schema: SkbSchema, target_typ
     labels = {t.type: t.label for t in schema.node_types.values()}
     node_labels = [{"name": t.label, "examples": examples.get(t.type, [])}
                    for t in schema.node_types.values()]
-    relations = [{"label": e.label, "source": labels.get(e.source_type or "", None),
-                  "target": labels.get(e.target_type or "", None)}
+    relations = [{"label": e.label, "source": labels.get(e.source_type or ""),
+                  "target": labels.get(e.target_type or "")}
                  for e in schema.edge_types.values()]
     messages = render_messages(
         "cypher", prompts_dir, question=question,
-        target_type=labels.get(target_type or "", None), node_labels=node_labels,
+        target_type=labels.get(target_type or ""), node_labels=node_labels,
         relations=relations, directed=schema.directed,
     )
     reply = client.complete(messages, model=model, reasoning_effort=effort)

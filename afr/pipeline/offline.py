@@ -20,12 +20,7 @@ from afr.store.base import Store
 MAX_GRAM = 6
 MAX_ENTITIES = 3
 STOPWORDS = frozenset(
-    """a an and any are as at be been by can could do does for from had has have how i if in
-    into is it its may more most much not of on one or other some such than that the their
-    them then there these they this those to was were what when where which who whom whose
-    why will with would all also about after before between both each few many only own same
-    so very just over under like name names named called type types list give find show tell
-    me us our you your he she his her we""".split()
+    ["a", "an", "and", "any", "are", "as", "at", "be", "been", "by", "can", "could", "do", "does", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "may", "more", "most", "much", "not", "of", "on", "one", "or", "other", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "was", "were", "what", "when", "where", "which", "who", "whom", "whose", "why", "will", "with", "would", "all", "also", "about", "after", "before", "between", "both", "each", "few", "many", "only", "own", "same", "so", "very", "just", "over", "under", "like", "name", "names", "named", "called", "type", "types", "list", "give", "find", "show", "tell", "me", "us", "our", "you", "your", "he", "she", "his", "her", "we"]
 )
 _TOKEN = re.compile(r"[\w][\w.'’/+\-]*[\w]|\w", re.UNICODE)
 _QUOTED = re.compile(r"[\"“”']([^\"“”']{2,80})[\"“”']")
@@ -108,7 +103,15 @@ def link_entities(store: Store, question: str, exclude_words: set[str],
         start, end = grams[mention]
         if any(start >= e.span[0] and end <= e.span[1] for e in found):
             continue
-        hits = sorted(by_mention[mention], key=lambda h: (
+        written = question[start:end]
+        candidates = by_mention[mention]
+        if " " not in mention and written.isalpha():
+            # A single plain word must be written as the node writes it: "base" in
+            # "base class" is not the class Base, but "calendar" is the module calendar.
+            candidates = [h for h in candidates if h[2] == written]
+            if not candidates:
+                continue
+        hits = sorted(candidates, key=lambda h: (
             -_hit_score(question, (start, end), h[2], h[1], type_words or {}), h[0]))
         node_id, node_type, name = hits[0]
         found.append(LinkedEntity(node_id, node_type, name, mention, (start, end)))
@@ -231,8 +234,28 @@ def formalize(store: Store, question: str, schema: SkbSchema,
     qwords = {w.lower() for w, _, _ in _tokens(question) if w.lower() not in STOPWORDS}
     target = f"(y:{_label(schema.node_types[target_type].label)})" if target_type else "(y)"
     patterns: list[str] = []
+    # An entity adjacent to another linked entity qualifies that entity, not the answer.
+    qualifies: dict[int, tuple[int, str, bool]] = {}
+    if len(entities) > 1:
+        index = {e.node_id: i for i, e in enumerate(entities, 1)}
+        for src, etype, dst in store.run("offline/entity_edges.sql",
+                                         {"ids": list(index)}):
+            a, b = index[int(src)], index[int(dst)]
+            if a == b:
+                continue
+            # The later mention qualifies the earlier one ("X in the Y module").
+            first, second = min(a, b), max(a, b)
+            if second not in qualifies:
+                qualifies[second] = (first, etype, a == first)
     for i, ent in enumerate(entities, 1):
         const = f"(c{i}:{_label(schema.node_types[ent.node_type].label)} {{name: {_quote(ent.name)}}})"
+        if i in qualifies:
+            other, etype, forward = qualifies[i]
+            other_ent = entities[other - 1]
+            anchor = f"(c{other}:{_label(schema.node_types[other_ent.node_type].label)})"
+            patterns.append(_pattern(schema, etype, forward, anchor, const))
+            notes.append(f"{ent.name!r} qualifies {other_ent.name!r} (they are adjacent)")
+            continue
         if target_type is None:
             patterns.append(f"{target}--{const}")
             continue
