@@ -170,6 +170,8 @@ def _pointwise(ask: Ask, item: Item, local: dict[int, int], outcome: RerankOutco
             return 0.5  # an unreadable score counts as undecided
         return value
 
+    for local_id in local:  # build descriptions up front, not from every thread
+        item(local_id)
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         scores = dict(zip(local, pool.map(score, list(local)), strict=True))
     order = sorted(local, key=lambda i: (-scores[i], i))  # ties keep the prior order

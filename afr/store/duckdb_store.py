@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -43,17 +44,27 @@ class DuckDBStore(Store):
         except duckdb.Error as exc:
             raise StoreError(f"cannot open {self.path}: {str(exc).splitlines()[0]}") from None
         self._in_tx = False
+        # One connection, many threads (the reranker): statements take turns.
+        self.lock = threading.RLock()
         self.con.execute("SET enable_progress_bar = false")
 
     # -- statements --------------------------------------------------------------------
 
     def execute(self, sql: str, params: dict[str, Any] | None = None) -> None:
+        with self.lock:
+            self._execute(sql, params)
+
+    def _execute(self, sql: str, params: dict[str, Any] | None) -> None:
         try:
             self.con.execute(sql, params or None)
         except duckdb.Error as exc:
             raise _store_error(exc) from None
 
     def query(self, sql: str, params: dict[str, Any] | None = None) -> list[tuple]:
+        with self.lock:
+            return self._query(sql, params)
+
+    def _query(self, sql: str, params: dict[str, Any] | None) -> list[tuple]:
         try:
             return self.con.execute(sql, params or None).fetchall()
         except duckdb.Error as exc:
@@ -61,6 +72,12 @@ class DuckDBStore(Store):
 
     def query_with_columns(
         self, sql: str, params: dict[str, Any] | None = None
+    ) -> tuple[list[str], list[tuple]]:
+        with self.lock:
+            return self._query_with_columns(sql, params)
+
+    def _query_with_columns(
+        self, sql: str, params: dict[str, Any] | None
     ) -> tuple[list[str], list[tuple]]:
         try:
             cur = self.con.execute(sql, params or None)
@@ -71,20 +88,21 @@ class DuckDBStore(Store):
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        if self._in_tx:  # nested: the outer transaction decides
-            yield
-            return
-        self.con.execute("BEGIN TRANSACTION")
-        self._in_tx = True
-        try:
-            yield
-        except BaseException:
-            self.con.execute("ROLLBACK")
-            raise
-        else:
-            self.con.execute("COMMIT")
-        finally:
-            self._in_tx = False
+        with self.lock:  # other threads wait until the transaction is over
+            if self._in_tx:  # nested: the outer transaction decides
+                yield
+                return
+            self.con.execute("BEGIN TRANSACTION")
+            self._in_tx = True
+            try:
+                yield
+            except BaseException:
+                self.con.execute("ROLLBACK")
+                raise
+            else:
+                self.con.execute("COMMIT")
+            finally:
+                self._in_tx = False
 
     def cursor(self) -> DuckDBStore:
         """A store object with its own connection cursor, for use from another thread."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import re
 import tempfile
 from collections.abc import Iterator
@@ -36,6 +37,8 @@ class PostgresStore(Store):
             raise StoreError(f"cannot connect to PostgreSQL at {redact_url(url)}: "
                              f"{_first_line(exc)}") from None
         self._in_tx = False
+        # One connection, many threads (the reranker): statements take turns.
+        self.lock = threading.RLock()
         self._setup()
 
     def _setup(self) -> None:
@@ -79,12 +82,20 @@ class PostgresStore(Store):
     # -- statements --------------------------------------------------------------------
 
     def execute(self, sql: str, params: dict[str, Any] | None = None) -> None:
+        with self.lock:
+            self._execute(sql, params)
+
+    def _execute(self, sql: str, params: dict[str, Any] | None) -> None:
         try:
             self.con.execute(sql, params)
         except psycopg.Error as exc:
             raise _store_error(exc) from None
 
     def query(self, sql: str, params: dict[str, Any] | None = None) -> list[tuple]:
+        with self.lock:
+            return self._query(sql, params)
+
+    def _query(self, sql: str, params: dict[str, Any] | None) -> list[tuple]:
         try:
             cur = self.con.execute(sql, params)
             return cur.fetchall() if cur.description else []
@@ -93,6 +104,12 @@ class PostgresStore(Store):
 
     def query_with_columns(
         self, sql: str, params: dict[str, Any] | None = None
+    ) -> tuple[list[str], list[tuple]]:
+        with self.lock:
+            return self._query_with_columns(sql, params)
+
+    def _query_with_columns(
+        self, sql: str, params: dict[str, Any] | None
     ) -> tuple[list[str], list[tuple]]:
         try:
             cur = self.con.execute(sql, params)
@@ -104,17 +121,18 @@ class PostgresStore(Store):
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        if self._in_tx:
-            yield
-            return
-        self._in_tx = True
-        try:
-            with self.con.transaction():
+        with self.lock:  # other threads wait until the transaction is over
+            if self._in_tx:
                 yield
-        except psycopg.Error as exc:
-            raise _store_error(exc) from None
-        finally:
-            self._in_tx = False
+                return
+            self._in_tx = True
+            try:
+                with self.con.transaction():
+                    yield
+            except psycopg.Error as exc:
+                raise _store_error(exc) from None
+            finally:
+                self._in_tx = False
 
     def close(self) -> None:
         self.con.close()
