@@ -92,12 +92,12 @@ def test_reasoning_only_reply() -> None:
 
 
 def test_unauthorised_and_not_found() -> None:
-    with FakeOpenAI(lambda r: Reply(status=401, error="bad key")) as server:
-        with pytest.raises(LLMError, match="not authorised"):
-            client(server)[0].complete(MESSAGES)
-    with FakeOpenAI(lambda r: Reply(status=404, error="no such model")) as server:
-        with pytest.raises(LLMError, match="not found"):
-            client(server)[0].complete(MESSAGES)
+    with FakeOpenAI(lambda r: Reply(status=401, error="bad key")) as server, \
+            pytest.raises(LLMError, match="not authorised"):
+        client(server)[0].complete(MESSAGES)
+    with FakeOpenAI(lambda r: Reply(status=404, error="no such model")) as server, \
+            pytest.raises(LLMError, match="not found"):
+        client(server)[0].complete(MESSAGES)
 
 
 def test_reasoning_effort_rejected_is_dropped() -> None:

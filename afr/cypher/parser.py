@@ -417,7 +417,12 @@ class _Parser:
 
     def run(self) -> QueryGraph:
         text = self.m.text
-        marks = list(_KEYWORD.finditer(text))
+        marks = [
+            mk for mk in _KEYWORD.finditer(text)
+            # "STARTS WITH" / "ENDS WITH" are operators, not WITH clauses
+            if not (mk.group(1).upper() == "WITH"
+                    and re.search(r"\b(STARTS|ENDS)\s+$", text[:mk.start()], re.IGNORECASE))
+        ]
         if not marks:
             self.drop(self.raw[:200], "no MATCH clause found")
             return self.graph

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-import threading
 import re
 import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path

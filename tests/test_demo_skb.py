@@ -1,0 +1,68 @@
+"""The bundled demo SKB: well-formed, as described, and answerable offline."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from afr.resources import demo_skb_dir
+
+DEMO = demo_skb_dir()
+
+
+def _nodes() -> list[dict]:
+    with gzip.open(DEMO / "nodes.jsonl.gz", "rt", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh]
+
+
+def _edges() -> list[dict]:
+    with gzip.open(DEMO / "edges.csv.gz", "rt", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_shape() -> None:
+    schema = json.loads((DEMO / "skb.json").read_text())
+    nodes, edges = _nodes(), _edges()
+    ids = {n["id"] for n in nodes}
+    assert 2000 <= len(nodes) <= 6000 and len(ids) == len(nodes)
+    assert len(schema["node_types"]) >= 4 and len(schema["edge_types"]) >= 4
+    assert {n["type"] for n in nodes} <= set(schema["node_types"])
+    assert {e["type"] for e in edges} <= set(schema["edge_types"])
+    assert all(e["src"] in ids and e["dst"] in ids for e in edges)
+    attrs = [v for n in nodes for v in n.get("attrs", {}).values()]
+    assert any(isinstance(v, int) and not isinstance(v, bool) for v in attrs)
+    assert any(isinstance(v, str) and len(v) == 10 and v[4] == "-" for v in attrs)
+    assert sum(1 for n in nodes if len(n.get("text", "")) > 80) > 1000
+
+
+def test_questions_have_valid_answers() -> None:
+    ids = {n["id"] for n in _nodes()}
+    with open(DEMO / "questions.csv", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert 15 <= len(rows) <= 30
+    for row in rows:
+        answers = json.loads(row["answer_ids"])
+        assert answers and set(answers) <= ids
+
+
+def test_licence_and_build_documented() -> None:
+    text = (DEMO / "README.md").read_text()
+    assert "Python Software Foundation License" in text and "afr.demo.build" in text
+
+
+@pytest.mark.skipif(sys.version_info[:3] != (3, 11, 7),
+                    reason="the shipped files were built with CPython 3.11.7's stdlib")
+def test_rebuild_is_identical(tmp_path: Path) -> None:
+    import sysconfig
+
+    from afr.demo.build import build, make_questions, write
+
+    graph = build(Path(sysconfig.get_paths()["stdlib"]))
+    write(graph, make_questions(graph), tmp_path)
+    for name in ("skb.json", "nodes.jsonl.gz", "edges.csv.gz", "questions.csv"):
+        assert (tmp_path / name).read_bytes() == (DEMO / name).read_bytes(), name
