@@ -148,7 +148,10 @@ class Pipeline:
         return self.llm is None
 
     def ask(self, question: str, *, eval_id: str | None = None,
-            question_id: str | None = None) -> AskResult:
+            question_id: str | None = None, cypher: str | None = None,
+            target_type: str | None = None) -> AskResult:
+        """Answer ``question``. A given ``cypher`` (and ``target_type``) replaces steps 1–2:
+        replayed or hand-written queries, benchmarks."""
         cfg = self.config
         question = question.strip()
         if not question:
@@ -157,7 +160,10 @@ class Pipeline:
         timer = _Timer(result.timings)
         calls_before = self.llm.stats.snapshot() if self.llm is not None else None
 
-        self._formalize(question, result, timer)
+        if cypher is not None:
+            result.cypher, result.target_type = cypher, target_type
+        else:
+            self._formalize(question, result, timer)
 
         with timer.step("3_parse"):
             graph = parse_cypher(result.cypher or "")
