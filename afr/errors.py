@@ -21,6 +21,10 @@ class StoreError(AfrError):
     """The store cannot be opened, is locked, has the wrong schema version …"""
 
 
+class StoreConnectionError(StoreError):
+    """The connection to the database server was lost (restart, terminated backend)."""
+
+
 class LoadError(AfrError):
     """An SKB cannot be loaded (broken file, unknown type, dangling edge …)."""
 

@@ -8,10 +8,20 @@ them against the SKB schema is the job of ``afr.resolve``.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass, field
 
 # Comparison operators a condition may carry, as canonical upper-case strings.
 OPERATORS = ("=", "<", "<=", ">", ">=", "CONTAINS", "IN", "STARTS WITH", "ENDS WITH", "=~")
+
+# Operators whose value must be text (a number written there is kept as its literal text).
+TEXT_OPERATORS = ("CONTAINS", "STARTS WITH", "ENDS WITH", "=~")
+
+# Longest variable-length relationship the grounding expands (``[:r*1..9]`` is capped).
+MAX_HOPS = 3
+
+# Integers beyond 64 bits cannot be bound as SQL parameters.
+INT_RANGE = (-(2**63), 2**63 - 1)
 
 # Property names that make a symbol a *constant*: their value is a search string that
 # step 4 matches against node names (and aliases) by vector similarity.
@@ -86,6 +96,54 @@ class QueryGraph:
             self.symbols[var] = Symbol(var)
         return self.symbols[var]
 
+    def problems(self) -> list[str]:
+        """Broken invariants, as readable lines; empty for a valid query graph.
+
+        These are the promises later steps rely on, whatever text was parsed: the
+        target and every triplet endpoint are symbols, hop ranges are 1 <= min <= max
+        <= MAX_HOPS, operators are known and every value has a type its operator can
+        use (text for CONTAINS, a non-empty list for IN, finite numbers, 64-bit ints).
+        """
+        out: list[str] = []
+        if self.target is not None and self.target not in self.symbols:
+            out.append(f"target {self.target!r} is not a symbol")
+        for key, sym in self.symbols.items():
+            if not isinstance(sym, Symbol) or sym.var != key:
+                out.append(f"symbol {key!r} is stored under another name")
+                continue
+            if not _good_name(sym.var):
+                out.append(f"symbol name {sym.var!r} is empty or has control characters")
+            if sym.label is not None and not _good_name(sym.label):
+                out.append(f"label {sym.label!r} of {key} is empty or has control characters")
+            for cond in sym.conditions:
+                problem = _condition_problem(cond)
+                if problem:
+                    out.append(f"{key}: {problem}")
+        for t in self.triplets:
+            for end in (t.head, t.tail):
+                if end not in self.symbols:
+                    out.append(f"triplet endpoint {end!r} is not a symbol")
+            if t.edge is not None and not _good_name(t.edge):
+                out.append(f"edge {t.edge!r} is empty or has control characters")
+            if not isinstance(t.directed, bool):
+                out.append("triplet direction is not a bool")
+            if not (isinstance(t.min_hops, int) and isinstance(t.max_hops, int)
+                    and 1 <= t.min_hops <= t.max_hops <= MAX_HOPS):
+                out.append(f"hops {t.min_hops}..{t.max_hops} outside 1 <= min <= max <= "
+                           f"{MAX_HOPS}")
+        for d in self.dropped:
+            if not (isinstance(d, Dropped) and isinstance(d.text, str)
+                    and isinstance(d.reason, str) and d.reason):
+                out.append(f"malformed dropped note {d!r}")
+        return out
+
+    def validate(self) -> QueryGraph:
+        """Raise ValueError naming the broken invariants; return self when valid."""
+        problems = self.problems()
+        if problems:
+            raise ValueError("invalid query graph: " + "; ".join(problems[:5]))
+        return self
+
     def to_dict(self) -> dict:
         """JSON-ready form (dates as ISO strings, tuples as lists)."""
 
@@ -123,3 +181,48 @@ class QueryGraph:
             ],
             "dropped": [{"text": d.text, "reason": d.reason} for d in self.dropped],
         }
+
+
+def _good_name(name: object) -> bool:
+    return (isinstance(name, str) and bool(name.strip())
+            and not any(ord(ch) < 32 or ord(ch) == 127 for ch in name))
+
+
+def _scalar_problem(value: object) -> str | None:
+    if isinstance(value, bool | str | dt.date):
+        return None
+    if isinstance(value, int):
+        return None if INT_RANGE[0] <= value <= INT_RANGE[1] else "integer out of 64-bit range"
+    if isinstance(value, float):
+        return None if math.isfinite(value) else "number is not finite"
+    return f"value of type {type(value).__name__}"
+
+
+def _condition_problem(cond: Condition) -> str | None:
+    """Why a condition breaks the invariants, or None."""
+    if not isinstance(cond, Condition):
+        return f"not a condition: {cond!r}"
+    if not isinstance(cond.attribute, str) or not all(
+            _good_name(part) for part in cond.attribute.split(".")):
+        return f"bad attribute name {cond.attribute!r}"
+    if cond.op not in OPERATORS:
+        return f"unknown operator {cond.op!r}"
+    value = cond.value
+    if cond.op == "IN":
+        if not isinstance(value, tuple) or not value:
+            return "IN needs a non-empty list"
+        for item in value:
+            problem = _scalar_problem(item)
+            if problem:
+                return f"IN list item: {problem}"
+        return None
+    if isinstance(value, tuple):
+        return f"{cond.op} with a list"
+    problem = _scalar_problem(value)
+    if problem:
+        return problem
+    if cond.op in TEXT_OPERATORS and not isinstance(value, str):
+        return f"{cond.op} needs a text value"
+    if cond.op in ("<", "<=", ">", ">=") and isinstance(value, bool):
+        return "booleans cannot be ordered"
+    return None

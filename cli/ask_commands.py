@@ -28,6 +28,46 @@ def _open_for_questions(ctx: Context):
     return open_store(target, schema=ctx.schema)
 
 
+def _remember(name: str):
+    def callback(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> None:
+        ctx.meta[f"afr.{name}"] = value
+    return callback
+
+
+def step_overrides() -> tuple[dict[str, str], dict[str, str]]:
+    """The --step-model and --effort values of the running command: (models, efforts)."""
+    from afr.settings import EFFORTS, parse_step_pairs
+
+    meta = click.get_current_context().meta
+    models = parse_step_pairs(meta.get("afr.step_model", ()), "--step-model")
+    efforts = parse_step_pairs(meta.get("afr.effort", ()), "--effort", EFFORTS)
+    return models, efforts
+
+
+def retrieval_options(f):
+    """The method's knobs, shared by ask and eval (defaults reproduce the paper)."""
+    options = [
+        click.option("-k", "k", default=20, show_default=True, type=click.IntRange(1, 1000),
+                     help="Answers handed to the reranker (and returned)."),
+        click.option("--l-max", default=100, show_default=True,
+                     type=click.IntRange(1, 10000),
+                     help="Candidates per constant (scope expansion stops there)."),
+        click.option("--alpha", default=2 / 3, show_default="2/3",
+                     type=click.FloatRange(0, 1),
+                     help="Share of the k answers taken from the graph strand."),
+        click.option("--mode", type=click.Choice(["strict", "lenient"]), default="strict",
+                     show_default=True, help="strict: symbols filtered by their node type."),
+        click.option("--no-edge-types", is_flag=True,
+                     help="Let any relation satisfy a triplet."),
+        click.option("--reranker",
+                     type=click.Choice(["pairwise", "listwise", "pointwise", "none"]),
+                     default="pairwise", show_default=True, help="Step 8 (needs an LLM)."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
 def _llm_options(f):
     options = [
         click.option("--llm-url", envvar="AFR_LLM_BASE_URL", metavar="URL",
@@ -39,6 +79,16 @@ def _llm_options(f):
                      help="Ignore any configured LLM: offline formalizer, no reranking."),
         click.option("--no-cache", is_flag=True,
                      help="Do not answer LLM calls from the llm_calls cache (still logged)."),
+        # Not function arguments: every command with LLM options reads them through
+        # step_overrides(), so adding them changes no command's signature.
+        click.option("--step-model", multiple=True, metavar="STEP=MODEL", expose_value=False,
+                     callback=_remember("step_model"),
+                     help="Model for one step (target, cypher, rerank); repeatable. "
+                          "Default: --llm-model."),
+        click.option("--effort", multiple=True, metavar="STEP=LEVEL", expose_value=False,
+                     callback=_remember("effort"),
+                     help="Reasoning effort for one step (minimal/low/medium/high); "
+                          "repeatable. Default: target=medium cypher=medium rerank=low."),
     ]
     for option in reversed(options):
         f = option(f)
@@ -47,17 +97,7 @@ def _llm_options(f):
 
 @cli.command()
 @click.argument("question")
-@click.option("-k", "k", default=20, show_default=True, type=click.IntRange(1, 1000),
-              help="Answers handed to the reranker (and returned).")
-@click.option("--l-max", default=100, show_default=True, type=click.IntRange(1, 10000),
-              help="Candidates per constant (scope expansion stops there).")
-@click.option("--alpha", default=2 / 3, show_default="2/3", type=click.FloatRange(0, 1),
-              help="Share of the k answers taken from the graph strand.")
-@click.option("--mode", type=click.Choice(["strict", "lenient"]), default="strict",
-              show_default=True, help="strict: symbols filtered by their node type.")
-@click.option("--no-edge-types", is_flag=True, help="Let any relation satisfy a triplet.")
-@click.option("--reranker", type=click.Choice(["pairwise", "listwise", "pointwise", "none"]),
-              default="pairwise", show_default=True, help="Step 8 (needs an LLM).")
+@retrieval_options
 @click.option("--concurrency", default=8, show_default=True, type=click.IntRange(1, 64),
               help="Parallel LLM calls of the pointwise reranker.")
 @_llm_options
@@ -87,7 +127,7 @@ def ask(ctx: Context, question: str, k: int, l_max: int, alpha: float, mode: str
 
     \b
     Examples:
-      afr ask "Which classes in the json module inherit from ValueError?"
+      afr ask "Which exceptions in the json module inherit from ValueError?"
       afr ask "…" --explain
       AFR_LLM_BASE_URL=http://localhost:11434/v1 AFR_LLM_MODEL=qwen3 afr ask "…" --reranker listwise
     """
@@ -99,11 +139,13 @@ def ask(ctx: Context, question: str, k: int, l_max: int, alpha: float, mode: str
         llm["base_url"] = llm_url
     if llm_model:
         llm["model"] = llm_model
+    step_models, step_effort = step_overrides()
     config = AskConfig(k=k, l_max=l_max, alpha=alpha, mode=mode,  # type: ignore[arg-type]
                        use_edge_types=not no_edge_types, reranker=reranker,  # type: ignore
                        rerank_concurrency=concurrency, offline=True if offline else None,
                        use_cache=not no_cache, log=not no_log, llm=llm,
-                       prompts_dir=prompts_dir)
+                       prompts_dir=prompts_dir, step_models=step_models)
+    config.step_effort.update(step_effort)
     store = _open_for_questions(ctx)
     pipeline = Pipeline(store, config)
     result = pipeline.ask(question)
@@ -190,8 +232,9 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
       afr cypher "MATCH (c:class)-[:class_inherits_from_class]-(b:class {name: 'ValueError'}) RETURN c" --run
     """
     from afr.cypher import parse_cypher
+    from afr.text import clean_text
 
-    graph = parse_cypher(cypher_text)
+    graph = parse_cypher(clean_text(cypher_text))
     if as_json and not (show_sql or run_it):
         click.echo(json.dumps(graph.to_dict(), indent=2, ensure_ascii=False))
         return

@@ -7,3 +7,4 @@ try:  # the pipeline commands arrive with the pipeline
 except ImportError as exc:  # pragma: no cover - only while a module is missing
     if "ask_commands" not in str(exc):
         raise
+from afr.cli import eval_commands, synth_commands  # noqa: E402, F401 - `afr eval`, `afr synth`

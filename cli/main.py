@@ -97,7 +97,7 @@ def cli(ctx: click.Context, db: str | None, schema: str | None, progress: bool |
 
     \b
     Quick start (offline, on the bundled demo SKB of Python's standard library):
-      afr ask "Which classes in the json module inherit from ValueError?"
+      afr ask "Which exceptions in the json module inherit from ValueError?"
 
     \b
     Your own SKB (see the SKB directory format in the README):

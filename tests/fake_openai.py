@@ -29,6 +29,7 @@ class Reply:
     drop: bool = False  # close the connection without answering
     reasoning: str | None = None
     finish_reason: str = "stop"
+    raw: bytes | None = None  # send this body as is (broken JSON, a cut-off reply …)
 
 
 Responder = Callable[[dict[str, Any]], Reply]
@@ -36,6 +37,13 @@ Responder = Callable[[dict[str, Any]], Reply]
 
 def prompt_text(request: dict[str, Any]) -> str:
     return "\n".join(str(m.get("content", "")) for m in request.get("messages", []))
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that timed out and hung up is a scripted fault, not a server problem:
+        # no traceback on stderr (where it would look like afr's).
+        return
 
 
 class FakeOpenAI:
@@ -81,6 +89,15 @@ class FakeOpenAI:
                     self.close_connection = True
                     self.connection.shutdown(2)
                     return
+                if reply.raw is not None:
+                    self.close_connection = True
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", "application/json")
+                    for k, v in reply.headers.items():
+                        self.send_header(k, v)
+                    self.end_headers()
+                    self.wfile.write(reply.raw)
+                    return
                 if reply.status >= 400:
                     self._send(reply.status, {"error": {"message": reply.error or "error",
                                                         "type": "test"}}, reply.headers)
@@ -113,7 +130,7 @@ class FakeOpenAI:
                                  "model": request.get("model", "fake-embed"),
                                  "usage": {"prompt_tokens": 1, "total_tokens": 1}})
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _QuietServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 

@@ -163,3 +163,85 @@ def test_fuzz_valid_query_graph(text: str) -> None:
     for s in g.symbols.values():
         assert all(c.op in OPERATORS for c in s.conditions)
     assert g.target is None or g.target in g.symbols
+    assert g.problems() == []
+
+
+# -- bugs found by fuzzing and by the corpus, one test each ----------------------------
+
+
+def test_nul_in_input_cannot_forge_a_masked_literal() -> None:
+    g = parse_cypher("MATCH (a)-[:r]->(b {name: \x00S7\x00}) WHERE b.x = '\x00S0\x00' RETURN b")
+    assert g.problems() == [] and g.target == "b"
+    assert g.symbols["b"].conditions == [Condition("x", "=", " S0 ")]
+    assert all("\x00" not in d.text for d in g.dropped)
+
+
+def test_numbers_out_of_range_are_dropped_not_crashing() -> None:
+    g = parse_cypher(f"MATCH (b) WHERE b.x = 1e999 AND b.y = {'9' * 5000} AND b.z = 7 "
+                     f"RETURN b")
+    assert g.symbols["b"].conditions == [Condition("z", "=", 7)]
+    assert [d.reason.startswith("value not understood") for d in g.dropped] == [True, True]
+    g = parse_cypher(f"MATCH (a)-[:r*{'9' * 5000}]->(b) RETURN b")
+    assert (g.triplets[0].min_hops, g.triplets[0].max_hops) == (3, 3) and g.dropped
+
+
+def test_values_typed_for_their_operator() -> None:
+    g = parse_cypher("MATCH (b) WHERE b.title CONTAINS 2019 AND b.d STARTS WITH '2020-01-01' "
+                     "AND b.flag > true AND b.x IN [] AND b.y = [1, 2] RETURN b")
+    assert g.symbols["b"].conditions == [Condition("title", "CONTAINS", "2019"),
+                                         Condition("d", "STARTS WITH", "2020-01-01")]
+    assert len(g.dropped) == 3 and g.problems() == []
+
+
+def test_control_characters_in_names_are_refused() -> None:
+    g = parse_cypher("MATCH (x)-[r:\x1bindication]-(y:`a\x07b`) RETURN y")
+    assert g.triplets[0].edge is None and g.symbols["y"].label is None
+    assert g.problems() == [] and len(g.dropped) == 2
+
+
+def test_comment_with_apostrophe_does_not_open_a_string() -> None:
+    g = parse_cypher("// the drug's targets\nMATCH (d:drug {name: 'x'})-[:t]->(y) RETURN y")
+    assert g.symbols["d"].conditions == [Condition("name", "=", "x")] and not g.dropped
+
+
+def test_keywords_inside_names_and_brackets_are_not_clauses() -> None:
+    g = parse_cypher("MATCH (a:gene/protein)-[:associated with]-(b:`where set`) "
+                     "WHERE a.name STARTS WITH 'with' RETURN b")
+    assert g.triplets[0].edge == "associated with" and g.symbols["b"].label == "where set"
+    assert g.symbols["a"].conditions == [Condition("name", "STARTS WITH", "with")]
+    assert not g.dropped
+
+
+# Inputs that are slow for backtracking regular expressions or quadratic scans. At 20 KB a
+# quadratic parser needs seconds, an exponential one never ends; bench/fuzz_parser.py
+# measures the times at 100 KB.
+_N = 20_000
+_TRAPS = {
+    "spaces-in-node": "MATCH (" + " " * _N + "x",
+    "spaces-after-node": "MATCH (a)" + " " * _N + "x",
+    "long-number": "MATCH (a) WHERE a.x = " + "1" * _N + "x RETURN a",
+    "nested-parens": "MATCH (a) WHERE " + "(" * (_N // 2) + "a.x = 1" + ")" * (_N // 2),
+    "unclosed-quotes": "MATCH (a {name: " + "'" * _N,
+    "many-with": "MATCH (a) " + "with " * (_N // 5),
+    "many-think": "<think>" * (_N // 7),
+    "many-fences": "```" * (_N // 3),
+    "comment-openers": "MATCH (a) " + "/*" * (_N // 2),
+    "line-comments": "MATCH (a) " + "//\n" * (_N // 3),
+    "long-chain": "MATCH (a)" + "<-[:r*1..2]->(a)" * (_N // 16) + " RETURN a",
+    "many-ands": "MATCH (a) WHERE " + "a.x = 1 AND " * (_N // 12) + "a.y = 2 RETURN a",
+    "many-ors": "MATCH (a) WHERE " + "a.x = 1 OR " * (_N // 11) + "a.y = 2 RETURN a",
+    "many-equals": "MATCH (a) WHERE " + "1 = " * (_N // 4) + "a.x",
+    "long-dotted-attribute": "MATCH (a) WHERE a" + ".b" * (_N // 2) + " = 1 RETURN a",
+    "nested-lists": "MATCH (a) WHERE a.x IN " + "[" * (_N // 2) + "]" * (_N // 2),
+    "date-call-spaces": "MATCH (a) WHERE a.d = date(" + " " * _N + "'2020-01-01')",
+    "label-predicates": "MATCH (a) WHERE a" + ":b" * (_N // 2),
+    "return-commas": "MATCH (a) RETURN a,\n" * (_N // 20),
+    "stars": "MATCH (a)-[" + "*" * _N + "]->(b)",
+}
+
+
+@pytest.mark.parametrize("name", list(_TRAPS))
+def test_backtracking_traps_parse(name: str) -> None:
+    g = parse_cypher(_TRAPS[name])
+    assert g.problems() == []
+    assert not any("internal error" in d.reason for d in g.dropped)

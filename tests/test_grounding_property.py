@@ -19,7 +19,8 @@ from afr.store import DuckDBStore, PostgresStore, Store
 NODE_TYPES = ["a", "b", "c"]
 EDGE_TYPES = ["r", "s", "t"]
 GRAPHS = 4
-EXAMPLES = int(os.environ.get("AFR_PROPERTY_EXAMPLES", "70"))
+# Random queries per graph and store: 4 graphs x 125 = 500 graph/query pairs per store.
+EXAMPLES = int(os.environ.get("AFR_PROPERTY_EXAMPLES", "125"))
 
 
 def random_graph(seed: int) -> tuple[dict, list[dict], list[tuple[int, str, int]]]:
@@ -110,6 +111,10 @@ def test_sql_equals_oracle(graphs, which: int, kind: str) -> None:
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(queries(n_nodes))
     def run(case: tuple[GroundingQuery, int, int]) -> None:
+        checked.append(case)
         _check(store, graph, *case)
 
+    checked: list = []
     run()
+    # hypothesis may stop early when it runs out of distinct cases: make sure it did not
+    assert len(checked) >= EXAMPLES

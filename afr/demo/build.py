@@ -295,13 +295,56 @@ def _neighbours(g: Graph) -> dict[tuple[str, str], set[str]]:
     return out
 
 
-def make_questions(g: Graph, want: int = 22) -> list[tuple[str, str, list[str]]]:
+@dataclass
+class DemoQuestion:
+    id: str
+    query: str
+    answers: list[str]
+    target_type: str
+    cypher: str  # the gold Cypher: what a careful LLM would write for the question
+    cypher_noisy: str  # the same with LLM-like mistakes (afr.synth's noise), for replays
+    noise: str
+
+
+def _spec(target_type: str, links: list[tuple[str, ...]]):
+    """A query spec: the target ``y`` and, per link, (edge type, other type, other name,
+    "out" when the anchor is the edge's source else "in"[, anchor variable, default y]);
+    link i introduces the constant ``c<i>``."""
+    from afr.synth.cypher import QuerySpec, Sym, Trip
+
+    symbols = {"y": Sym("y", target_type)}
+    triplets = []
+    for i, (edge, other_type, other_name, way, *anchor) in enumerate(links, 1):
+        var, at = f"c{i}", (anchor[0] if anchor else "y")
+        symbols[var] = Sym(var, other_type, other_name)
+        triplets.append(Trip(at, edge, var) if way == "out" else Trip(var, edge, at))
+    return QuerySpec("y", symbols, triplets)
+
+
+def _cypher(spec, where: str) -> str:
+    from afr.synth.cypher import render
+
+    labels = {t: e["label"] for t, e in SCHEMA["edge_types"].items()}
+    text = render(spec, labels)
+    return text.replace(" RETURN ", f" WHERE {where} RETURN ") if where else text
+
+
+def make_questions(g: Graph, want: int = 22) -> list[DemoQuestion]:
+    import numpy as np
+
+    from afr.synth.cypher import NoiseContext, add_noise
+
     nb = _neighbours(g)
-    qs: list[tuple[str, list[str]]] = []
+    qs: list[tuple[str, list[str], str, object, str]] = []
+    current: dict[str, object] = {}
 
     def take(question: str, answers: set[str], limit: int = 10) -> None:
-        if 1 <= len(answers) <= limit and question not in {q for q, _ in qs}:
-            qs.append((question, sorted(answers)))
+        if 1 <= len(answers) <= limit and question not in {q[0] for q in qs}:
+            qs.append((question, sorted(answers), str(current["type"]), current["spec"],
+                       str(current.get("where", ""))))
+
+    def gold(target_type: str, links: list[tuple[str, ...]], where: str = "") -> None:
+        current.update(type=target_type, spec=_spec(target_type, links), where=where)
 
     modules = [m for m in _by_type(g, "module") if m.name != "builtins"]
     exc_nodes = _by_type(g, "exception")
@@ -312,6 +355,8 @@ def make_questions(g: Graph, want: int = 22) -> list[tuple[str, str, list[str]]]
             answers = {e for e in nb[(f"module:{m.name}", "defines_exception")]
                        if base_id in nb[(e, "exception_inherits")]}
             if len(qs) < 6:
+                gold("exception", [("defines_exception", "module", m.name, "in"),
+                                   ("exception_inherits", "exception", base, "out")])
                 take(f"Which exceptions defined in the {m.name} module inherit from {base}?",
                      answers, 6)
     # 2. the module that defines a function (1 hop)
@@ -321,6 +366,7 @@ def make_questions(g: Graph, want: int = 22) -> list[tuple[str, str, list[str]]]
         owners = nb[(f.id, "~defines_function")]
         same_name = [n for n in g.nodes.values() if n.type == "function" and n.name == f.name]
         if len(same_name) == 1 and len(f.name) > 8 and f.text and "Function " not in f.text:
+            gold("module", [("defines_function", "function", f.name, "out")])
             take(f"Which module defines the function {f.name}?", owners, 1)
     # 3. classes inheriting from a class (1 hop), named by their module
     for c in _by_type(g, "class"):
@@ -329,6 +375,7 @@ def make_questions(g: Graph, want: int = 22) -> list[tuple[str, str, list[str]]]
         subs = nb[(c.id, "~class_inherits")]
         if len(subs) >= 2:
             module = c.id.split(":", 1)[1].rsplit(".", 1)[0]
+            gold("class", [("class_inherits", "class", c.name, "out")])
             take(f"Which classes inherit from {c.name} of the {module} module?", subs, 8)
     # 4. functions of a module with many parameters (an attribute condition)
     for m in modules:
@@ -337,6 +384,8 @@ def make_questions(g: Graph, want: int = 22) -> list[tuple[str, str, list[str]]]
         fns = nb[(f"module:{m.name}", "defines_function")]
         answers = {f for f in fns if g.nodes[f].attrs["num_parameters"] > 5}
         if 1 <= len(answers) < len(fns):
+            gold("function", [("defines_function", "module", m.name, "in")],
+                 "y.num_parameters > 5")
             take(f"Which functions of the {m.name} module take more than 5 parameters?",
                  answers, 5)
     # 5. what an exception inherits from (1 hop)
@@ -348,9 +397,21 @@ def make_questions(g: Graph, want: int = 22) -> list[tuple[str, str, list[str]]]
         parents = nb[(e.id, "exception_inherits")]
         module = e.id.split(":", 1)[1].rsplit(".", 1)[0]
         if len(parents) == 1 and len([x for x in exc_nodes if x.name == e.name]) == 1:
+            # (module)-[defines]->(e)-[inherits]->(y): the module names e, not the answer
+            gold("exception", [("exception_inherits", "exception", e.name, "in"),
+                               ("defines_exception", "module", module, "in", "c1")])
             take(f"Which exception is the base class of {e.name} in the {module} module?",
                  parents, 1)
-    return [(str(i), q, a) for i, (q, a) in enumerate(qs)]
+    # Mistakes like an LLM's, reproducibly: misspelled or partial names, reversed edges,
+    # dropped conditions, wrong types (no extra conditions: they need a graph sampler).
+    rng = np.random.default_rng(0)
+    noise_ctx = NoiseContext(list(SCHEMA["node_types"]), lambda q, r: None)
+    out = []
+    for i, (question, answers, target_type, spec, where) in enumerate(qs):
+        noisy = add_noise(spec, noise_ctx, rng) or spec
+        out.append(DemoQuestion(str(i), question, answers, target_type, _cypher(spec, where),
+                                _cypher(noisy, where), "+".join(noisy.noise)))
+    return out
 
 
 # -- output ----------------------------------------------------------------------------
@@ -363,7 +424,7 @@ def _gz_write(path: Path, text: str) -> None:
     path.write_bytes(buf.getvalue())
 
 
-def write(g: Graph, questions: list[tuple[str, str, list[str]]], out: Path) -> None:
+def write(g: Graph, questions: list[DemoQuestion], out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     schema = dict(SCHEMA, python_version=".".join(map(str, sys.version_info[:3])))
     (out / "skb.json").write_text(json.dumps(schema, indent=2) + "\n", encoding="utf-8")
@@ -387,9 +448,11 @@ def write(g: Graph, questions: list[tuple[str, str, list[str]]], out: Path) -> N
     _gz_write(out / "edges.csv.gz", edges.getvalue())
     qbuf = io.StringIO()
     writer = csv.writer(qbuf, lineterminator="\n")
-    writer.writerow(["id", "query", "answer_ids"])
-    for qid, query, answers in questions:
-        writer.writerow([qid, query, json.dumps(answers)])
+    writer.writerow(["id", "query", "answer_ids", "target_type", "cypher", "cypher_noisy",
+                     "noise"])
+    for q in questions:
+        writer.writerow([q.id, q.query, json.dumps(q.answers), q.target_type, q.cypher,
+                         q.cypher_noisy, q.noise])
     (out / "questions.csv").write_text(qbuf.getvalue(), encoding="utf-8")
 
 

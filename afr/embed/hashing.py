@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_CACHE_WORDS = 500_000  # memoised words per embedder (a few hundred MB at most)
 
 
 class HashingEmbedder:
@@ -23,37 +24,49 @@ class HashingEmbedder:
             raise ValueError("the hashing embedder needs at least 16 dimensions")
         self._dim = int(dim)
         self.model_id = "hash-ngram-v1"
+        self._cache: dict[str, list[int]] = {}
 
     @property
     def dim(self) -> int:
         return self._dim
 
-    def _features(self, text: str) -> list[str]:
-        text = unicodedata.normalize("NFKC", text).lower().replace("'", "").replace("’", "")
-        words = _WORD.findall(text)
-        feats = [f"w:{w}" for w in words]
-        feats += [f"b:{a} {b}" for a, b in zip(words, words[1:], strict=False)]
-        for w in words:
-            padded = f"<{w}>"
+    def _word_hashes(self, word: str) -> list[int]:
+        """The hashes of a word's own features (the word and its character 3- and
+        4-grams), memoised: words repeat across documents far more than they vary."""
+        hashes = self._cache.get(word)
+        if hashes is None:
+            padded = f"<{word}>"
+            feats = [f"w:{word}"]
             for n in (3, 4):
                 feats += [f"c:{padded[i:i + n]}" for i in range(len(padded) - n + 1)]
-        return feats
+            hashes = [zlib.crc32(f.encode("utf-8")) for f in feats]
+            if len(self._cache) < _CACHE_WORDS:
+                self._cache[word] = hashes
+        return hashes
+
+    def _hashes(self, text: str) -> list[int]:
+        text = unicodedata.normalize("NFKC", text).lower().replace("'", "").replace("’", "")
+        words = _WORD.findall(text)
+        hashes = [zlib.crc32(f"b:{a} {b}".encode()) for a, b in
+                  zip(words, words[1:], strict=False)]
+        for w in words:
+            hashes += self._word_hashes(w)
+        return hashes
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self._dim), dtype=np.float32)
         for row, text in enumerate(texts):
-            counts: dict[int, float] = {}
-            for feat in self._features(text or ""):
-                h = zlib.crc32(feat.encode("utf-8"))
-                # The top bit signs the feature, so collisions cancel out instead of piling up.
-                slot = (h & 0x7FFFFFFF) % self._dim
-                sign = 1.0 if h & 0x80000000 else -1.0
-                counts[slot] = counts.get(slot, 0.0) + sign
-            if counts:
-                idx = np.fromiter(counts.keys(), dtype=np.int64)
-                val = np.fromiter(counts.values(), dtype=np.float32)
-                out[row, idx] = np.sign(val) * (1.0 + np.log(np.abs(val) + 1e-12).clip(min=0))
-                norm = np.linalg.norm(out[row])
-                if norm:
-                    out[row] /= norm
+            hashes = np.array(self._hashes(text or ""), dtype=np.uint32)
+            if not len(hashes):
+                continue
+            # The top bit signs the feature, so collisions cancel out instead of piling up.
+            slots = (hashes & 0x7FFFFFFF) % self._dim
+            signs = np.where(hashes & 0x80000000, 1.0, -1.0)
+            counts = np.bincount(slots, weights=signs, minlength=self._dim)
+            val = counts.astype(np.float32)
+            with np.errstate(divide="ignore"):
+                out[row] = np.sign(val) * (1.0 + np.log(np.abs(val) + 1e-12).clip(min=0))
+            norm = np.linalg.norm(out[row])
+            if norm:
+                out[row] /= norm
         return out

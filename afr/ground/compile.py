@@ -100,8 +100,13 @@ class _Builder:
         return [forward]
 
     def reach(self, source: str | None, source_type: str | None, t: GTriplet,
-              child_is_tail: bool) -> str:
-        """CTEs for the (possibly multi-hop) walk; returns the name of the final set."""
+              child_is_tail: bool, restrict: str | None = None) -> str:
+        """CTEs for the (possibly multi-hop) walk; returns the name of the final set.
+
+        ``restrict`` names a set the parent's nodes must lie in anyway: a single hop joins
+        it at once, so a hub or a whole edge type is never expanded past what can survive.
+        (The hops of a variable-length walk also feed each other, so they stay unrestricted.)
+        """
         edge = self.param("e", t.edge_type) if t.edge_type else None
         ways = self.ways(t, child_is_tail)
         frontier, found = source, []
@@ -109,7 +114,8 @@ class _Builder:
             name = self.name("h")
             self.ctes.append({"name": name, "kind": "hop", "source": frontier,
                               "source_type": source_type if hop == 1 else None,
-                              "edge": edge, "ways": ways})
+                              "edge": edge, "ways": ways,
+                              "restrict": restrict if t.max_hops == 1 else None})
             frontier = name
             if hop >= t.min_hops:
                 found.append(name)
@@ -120,7 +126,11 @@ class _Builder:
         return name
 
     def tree(self, var: str, parent_triplet: GTriplet | None, triplets: list[GTriplet]) -> str:
-        """CTEs for the subtree at ``var``; returns the name of its (id, lvl) set."""
+        """CTEs for the subtree at ``var``; returns the name of its (id, lvl) set.
+
+        Children with sets of their own are joined first; children that are unconstrained
+        leaves ("has some neighbour of type T") are then checked only for the nodes that
+        survived, instead of for every edge of their type."""
         children = []
         for t in triplets:
             if t is parent_triplet:
@@ -129,29 +139,56 @@ class _Builder:
                 children.append((t.tail, t, True))
             elif t.tail == var:
                 children.append((t.head, t, False))
-        parts = []
-        for child, t, child_is_tail in children:
-            child_sym = self.q.symbols[child]
-            grandchildren = [x for x in triplets if x is not t and child in (x.head, x.tail)]
-            if (child_sym.candidates is None and child_sym.allowed is None
-                    and not grandchildren):
-                # An unconstrained leaf: only "has such a neighbour" matters — no set needed.
-                type_param = (self.param("t", child_sym.node_type)
-                              if child_sym.node_type else None)
-                parts.append(self.reach(None, type_param, t, child_is_tail))
-            else:
-                parts.append(self.reach(self.tree(child, t, triplets), None, t, child_is_tail))
         dom = self.domain(var)
+        finite = dom["kind"] in ("const", "allowed")
         base = None
-        if dom["kind"] in ("const", "allowed") or not parts:
+        if finite or not children:
             base = self.name("d")
             self.ctes.append({"name": base, **dom})
-            if dom["kind"] in ("const", "allowed") and dom["type"]:
+            if finite and dom["type"]:
                 typed = self.name("d")
                 self.ctes.append({"name": typed, "kind": "combine", "base": None,
                                   "parts": [base], "joins": [], "levels": ["b.lvl"],
                                   "type": dom["type"]})
                 base = typed
+        if base and not children:
+            return base
+        constrained, leaves = [], []
+        for child, t, child_is_tail in children:
+            child_sym = self.q.symbols[child]
+            grandchildren = [x for x in triplets if x is not t and child in (x.head, x.tail)]
+            if (child_sym.candidates is None and child_sym.allowed is None
+                    and not grandchildren):
+                type_param = (self.param("t", child_sym.node_type)
+                              if child_sym.node_type else None)
+                leaves.append((type_param, t, child_is_tail))
+            else:
+                constrained.append((child, t, child_is_tail))
+        parts = [self.reach(self.tree(child, t, triplets), None, t, child_is_tail,
+                            restrict=base)
+                 for child, t, child_is_tail in constrained]
+        current = self.join(base, parts, dom["type"]) if (base or parts) else None
+        if current is not None and any(t.max_hops == 1 for _, t, _ in leaves):
+            # "Has some neighbour (of a type)" for the nodes that survived: EXISTS checks
+            # that stop at the first match, rather than listing every edge of a dense
+            # relation, grouping it, and joining it back.
+            checks = [{"source_type": type_param, "ways": self.ways(t, child_is_tail),
+                       "edge": self.param("e", t.edge_type) if t.edge_type else None}
+                      for type_param, t, child_is_tail in leaves if t.max_hops == 1]
+            name = self.name("x")
+            self.ctes.append({"name": name, "kind": "exists", "restrict": current,
+                              "checks": checks})
+            current = name
+            leaves = [leaf for leaf in leaves if leaf[1].max_hops > 1]
+        if not leaves:
+            return current  # type: ignore[return-value]
+        leaf_parts = [self.reach(None, type_param, t, child_is_tail)
+                      for type_param, t, child_is_tail in leaves]
+        return self.join(current, leaf_parts, dom["type"])
+
+    def join(self, base: str | None, parts: list[str], type_param: str | None) -> str:
+        """A symbol's set: ``base`` (already of the symbol's type) or, without one, the
+        first part filtered by type; joined with every other part at the largest level."""
         if base and not parts:
             return base
         first = base or parts[0]
@@ -161,7 +198,7 @@ class _Builder:
         name = self.name("s")
         self.ctes.append({"name": name, "kind": "combine", "base": first if base else None,
                           "parts": [first], "joins": joins, "levels": levels,
-                          "type": None if base else dom["type"]})
+                          "type": None if base else type_param})
         return name
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from afr.errors import LLMError
+from afr.text import clean_text
 
 
 class ContextLengthError(LLMError):
@@ -41,13 +42,18 @@ class LLMConfig:
 
     @classmethod
     def from_env(cls, **overrides: Any) -> LLMConfig:
+        """Overrides (flags) beat environment variables, which beat the settings file."""
+        from afr.settings import llm_settings
+
         env = os.environ
-        config = cls(
-            base_url=env.get("AFR_LLM_BASE_URL") or None,
-            model=env.get("AFR_LLM_MODEL") or None,
-            api_key=env.get("AFR_LLM_API_KEY") or env.get("OPENAI_API_KEY") or None,
-            timeout_s=float(env.get("AFR_LLM_TIMEOUT", "120")),
-        )
+        config = replace(cls(), **llm_settings())
+        from_env = {
+            "base_url": env.get("AFR_LLM_BASE_URL") or None,
+            "model": env.get("AFR_LLM_MODEL") or None,
+            "api_key": env.get("AFR_LLM_API_KEY") or env.get("OPENAI_API_KEY") or None,
+            "timeout_s": _seconds(env.get("AFR_LLM_TIMEOUT"), "AFR_LLM_TIMEOUT"),
+        }
+        config = replace(config, **{k: v for k, v in from_env.items() if v is not None})
         return replace(config, **{k: v for k, v in overrides.items() if v is not None})
 
     @property
@@ -222,6 +228,14 @@ class LLMClient:
                 delay = self._backoff(attempt)
             except o.OpenAIError as exc:
                 raise LLMError(f"{self.endpoint}: {_message(exc)}") from None
+            except (ValueError, TypeError, AttributeError, KeyError) as exc:
+                # A body that is not a chat completion (broken JSON, a proxy's HTML page
+                # with status 200, a cut-off stream): the SDK fails while reading it.
+                if attempt > self.config.max_retries:
+                    raise LLMError(f"{self.endpoint} answered something that is not a chat "
+                                   f"completion ({type(exc).__name__}: "
+                                   f"{_message(exc)[:120]})") from None
+                delay = self._backoff(attempt)
             self.sleep(delay)
 
     def _backoff(self, attempt: int) -> float:
@@ -235,9 +249,11 @@ class LLMClient:
             raise EmptyReplyError(f"{self.endpoint}: the reply had no choices")
         choice = response.choices[0]
         message = choice.message
-        text = message.content or ""
+        text = clean_text(message.content or "")
         reasoning = getattr(message, "reasoning_content", None) or getattr(
             message, "reasoning", None)
+        if isinstance(reasoning, str):
+            reasoning = clean_text(reasoning)
         if not text.strip():
             raise EmptyReplyError(f"{self.endpoint}: empty reply"
                                   + (" (reasoning only)" if reasoning else ""))
@@ -249,6 +265,18 @@ class LLMClient:
             latency_s=latency, finish_reason=choice.finish_reason,
             reasoning=reasoning if isinstance(reasoning, str) else None,
         )
+
+
+def _seconds(value: str | None, name: str) -> float | None:
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if seconds <= 0:
+        raise LLMError(f"{name} must be a positive number of seconds, not {value!r}")
+    return seconds
 
 
 def _message(exc: BaseException) -> str:

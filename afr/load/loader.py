@@ -86,41 +86,43 @@ def load_staged(
                      "writing to the store", "building indexes"], enabled=progress)
     with phases:
         staging = store.staging_connection()
-        with store.transaction():
-            result = stage(staging, phases)
-            phases.next("writing to the store")
-            store.ingest_staged(staging, replace=bool(existing))
-            counts = {(kind, t): int(n) for kind, t, n in staged_type_counts(staging)}
-            for t in schema.node_types.values():
-                store.run("load/insert_node_type.sql", {
-                    "type": t.type, "label": t.label, "description": t.description,
-                    "is_candidate": t.is_candidate, "count": counts.get(("node", t.type), 0),
-                })
-            for e in schema.edge_types.values():
-                store.run("load/insert_edge_type.sql", {
-                    "type": e.type, "label": e.label, "description": e.description,
-                    "source_type": e.source_type, "target_type": e.target_type,
-                    "count": counts.get(("edge", e.type), 0),
-                })
-            # The attribute catalogue is computed in the staging database (DuckDB for
-            # both stores) and copied over: a few hundred rows at most.
-            for row in stage_attribute_catalog(staging):
-                store.run("load/insert_attribute.sql", {
-                    "type": row[0], "path": row[1], "value_type": row[2], "node_count": row[3],
-                })
-            phases.next("building indexes")
-            store.run("load/indexes.sql")
-            meta = {
-                "skb_name": schema.name,
-                "skb_description": schema.description,
-                "skb_directed": "true" if schema.directed else "false",
-                "skb_source": source,
-                "skb_int_ids": "true" if result.int_ids else "false",
-                "skb_loaded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            }
-            for key, value in meta.items():
-                store.set_meta(key, value)
-        store.release_staging(staging)
+        try:
+            with store.transaction():
+                result = stage(staging, phases)
+                phases.next("writing to the store")
+                store.ingest_staged(staging, replace=bool(existing))
+                counts = {(kind, t): int(n) for kind, t, n in staged_type_counts(staging)}
+                for t in schema.node_types.values():
+                    store.run("load/insert_node_type.sql", {
+                        "type": t.type, "label": t.label, "description": t.description,
+                        "is_candidate": t.is_candidate, "count": counts.get(("node", t.type), 0),
+                    })
+                for e in schema.edge_types.values():
+                    store.run("load/insert_edge_type.sql", {
+                        "type": e.type, "label": e.label, "description": e.description,
+                        "source_type": e.source_type, "target_type": e.target_type,
+                        "count": counts.get(("edge", e.type), 0),
+                    })
+                # The attribute catalogue is computed in the staging database (DuckDB for
+                # both stores) and copied over: a few hundred rows at most.
+                for row in stage_attribute_catalog(staging):
+                    store.run("load/insert_attribute.sql", {
+                        "type": row[0], "path": row[1], "value_type": row[2], "node_count": row[3],
+                    })
+                phases.next("building indexes")
+                store.run("load/indexes.sql")
+                meta = {
+                    "skb_name": schema.name,
+                    "skb_description": schema.description,
+                    "skb_directed": "true" if schema.directed else "false",
+                    "skb_source": source,
+                    "skb_int_ids": "true" if result.int_ids else "false",
+                    "skb_loaded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                }
+                for key, value in meta.items():
+                    store.set_meta(key, value)
+        finally:  # also after a refused load: staging holds a copy of the input
+            store.release_staging(staging)
     return LoadReport(
         skb=schema.name,
         store=store.location,

@@ -9,6 +9,7 @@ warning; it never loses the question.
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afr.cypher import parse_cypher
-from afr.errors import AfrError, LLMError
+from afr.errors import AfrError, LLMError, StoreError
 from afr.ground import GroundingQuery, GroundingResult, GSymbol, GTriplet, ground
 from afr.pipeline.config import AskConfig
 from afr.pipeline.filters import AttributeCatalog
@@ -27,6 +28,7 @@ from afr.pipeline.resolve import ResolvedQuery, resolve
 from afr.pipeline.symbols import SymbolCandidates, retrieve_symbols
 from afr.skb import SkbSchema
 from afr.store.base import Store
+from afr.text import clean_text
 from afr.vectors import Embedder, query_vector
 
 
@@ -63,6 +65,13 @@ class AskResult:
     llm_calls: int = 0
     llm_tokens: int = 0
     rerank_prompts: int = 0
+    llm_new_calls: int = 0  # calls that reached the LLM (the rest came from the cache)
+    llm_tokens_all: int = 0  # tokens of all calls, cached replies included: the method's cost
+    # The strands behind the final list, for evaluation ablations (not logged, not in JSON):
+    # all grounded answers by (level, similarity), the plain VSS list, the list before step 8.
+    graph_ranked: list[Candidate] = field(default_factory=list, repr=False)
+    vss_ranked: list[tuple[int, float]] = field(default_factory=list, repr=False)
+    pre_rerank: list[Candidate] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -134,7 +143,7 @@ class Pipeline:
         from afr.embed_spec import embedder_for_store
 
         self.store = store
-        self.config = config or AskConfig()
+        self.config = _with_settings(config or AskConfig())
         self.schema: SkbSchema = store.skb_schema()
         self.embedder = embedder or embedder_for_store(store)
         self.catalog = AttributeCatalog.from_store(store)
@@ -153,17 +162,21 @@ class Pipeline:
         """Answer ``question``. A given ``cypher`` (and ``target_type``) replaces steps 1–2:
         replayed or hand-written queries, benchmarks."""
         cfg = self.config
-        question = question.strip()
+        question = clean_text(question).strip()
+        if cypher is not None:
+            cypher = clean_text(cypher)
         if not question:
             raise AfrError("the question is empty")
         result = AskResult(uuid.uuid4().hex, question, "offline" if self.offline else "llm", cfg)
         timer = _Timer(result.timings)
-        calls_before = self.llm.stats.snapshot() if self.llm is not None else None
+        # Count this question's calls on its own: the shared client's totals mix in the
+        # calls of other questions asked at the same time (afr eval --concurrency).
+        llm = _QuestionLLM(self.llm) if self.llm is not None else None
 
         if cypher is not None:
             result.cypher, result.target_type = cypher, target_type
         else:
-            self._formalize(question, result, timer)
+            self._formalize(question, result, timer, llm=llm)
 
         with timer.step("3_parse"):
             graph = parse_cypher(result.cypher or "")
@@ -187,34 +200,46 @@ class Pipeline:
 
         qvec = query_vector(self.store, self.embedder, question)
         with timer.step("6_vss_grounded"):
-            graph_part = graph_strand(self.store, qvec, grounded, cfg.graph_quota,
-                                      result.grounding.witnesses if result.grounding else None)
+            # all grounded answers are scored anyway; the quota cuts them (ablations use all)
+            result.graph_ranked = graph_strand(
+                self.store, qvec, grounded, len(grounded),
+                result.grounding.witnesses if result.grounding else None)
+            graph_part = result.graph_ranked[:max(cfg.graph_quota, 0)]
         with timer.step("7_vss_topup"):
             types = [result.target_type] if result.target_type else self.schema.candidate_types
             vss = vss_strand(self.store, qvec, types, cfg.k + len(graph_part))
             candidates = combine(graph_part, vss, cfg.k)
+            result.vss_ranked, result.pre_rerank = vss, list(candidates)
 
         with timer.step("8_rerank"):
-            positions = self._rerank(question, candidates, result)
+            positions = self._rerank(question, candidates, result, llm=llm)
         self._finish(result, candidates, positions)
-        if self.llm is not None and calls_before is not None:
-            after = self.llm.stats.snapshot()
-            result.llm_calls = after.calls - calls_before.calls
-            result.llm_tokens = after.tokens - calls_before.tokens
+        if llm is not None:
+            result.llm_calls, result.llm_new_calls = llm.calls, llm.new_calls
+            result.llm_tokens, result.llm_tokens_all = llm.new_tokens, llm.tokens
         if result.warnings and result.status == "ok":
             result.status = "degraded" if any(w.startswith("LLM") for w in result.warnings) \
                 else "ok"
         if cfg.log:
             from afr.pipeline.runlog import write_run
 
-            write_run(self.store, result, eval_id=eval_id, question_id=question_id)
+            try:
+                write_run(self.store, result, eval_id=eval_id, question_id=question_id)
+            except StoreError as exc:
+                if eval_id is not None:  # an evaluation needs its log to resume: stop
+                    raise
+                # The answers are found; a store that cannot take the log (full disk,
+                # read-only) should not cost the user them.
+                result.warnings.append(f"this run was not logged ({exc})")
         return result
 
     # -- steps 1 and 2 -----------------------------------------------------------------
 
-    def _formalize(self, question: str, result: AskResult, timer: _Timer) -> None:
+    def _formalize(self, question: str, result: AskResult, timer: _Timer, *,
+                   llm: Any = None) -> None:
         cfg = self.config
-        if self.llm is not None:
+        llm = llm or self.llm
+        if llm is not None:
             from afr.pipeline.llm_steps import name_examples, predict_target_type, write_cypher
 
             try:
@@ -223,14 +248,14 @@ class Pipeline:
                         result.target_type = self.schema.candidate_types[0]
                     else:
                         result.target_type, _ = predict_target_type(
-                            self.llm, question, self.schema,
+                            llm, question, self.schema,
                             model=cfg.step_models.get("target"),
                             effort=cfg.step_effort.get("target"), prompts_dir=cfg.prompts_dir)
                 with timer.step("2_cypher"):
                     if self._examples is None:
                         self._examples = name_examples(self.store)
                     result.cypher = write_cypher(
-                        self.llm, question, self.schema, result.target_type, self._examples,
+                        llm, question, self.schema, result.target_type, self._examples,
                         model=cfg.step_models.get("cypher"),
                         effort=cfg.step_effort.get("cypher"), prompts_dir=cfg.prompts_dir)
                 return
@@ -245,10 +270,13 @@ class Pipeline:
 
     # -- step 8 ------------------------------------------------------------------------
 
-    def _rerank(self, question: str, candidates: list[Candidate],
-                result: AskResult) -> dict[int, int] | None:
+    def _rerank(self, question: str, candidates: list[Candidate], result: AskResult, *,
+                llm: Any = None, method: str | None = None) -> dict[int, int] | None:
+        """Step 8; ``method`` overrides the configured reranker (evaluation sweeps)."""
         cfg = self.config
-        if self.llm is None or cfg.reranker == "none" or not candidates:
+        llm = llm or self.llm
+        method = method or cfg.reranker
+        if llm is None or method == "none" or not candidates:
             return None
         from afr.pipeline.rerank import rerank
 
@@ -258,7 +286,7 @@ class Pipeline:
         names = {s for sym in (result.resolved.symbols.values() if result.resolved else [])
                  for s in sym.search_strings}
         try:
-            outcome = rerank(self.llm, self.store, question, ids, method=cfg.reranker,
+            outcome = rerank(llm, self.store, question, ids, method=method,
                              node_types=types, keep_names=names,
                              with_relations=cfg.rerank_with_relations,
                              concurrency=cfg.rerank_concurrency,
@@ -284,6 +312,46 @@ class Pipeline:
                 rank, c.node_id, ext_id, name, node_type, c.source, c.level, c.vss_score,
                 positions.get(c.node_id) if positions else None, c.provenance,
             ))
+
+
+class _QuestionLLM:
+    """The shared LLM client as seen by one question: same calls, own counters."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.stats = client.stats
+        self.calls = self.new_calls = self.tokens = self.new_tokens = 0
+        self._lock = threading.Lock()  # the pointwise/pairwise reranker calls from threads
+
+    def complete(self, messages: list[dict[str, Any]], **kwargs: Any) -> Any:
+        reply = self.client.complete(messages, **kwargs)
+        used = (reply.prompt_tokens or 0) + (reply.completion_tokens or 0)
+        with self._lock:
+            self.calls += 1
+            self.tokens += used
+            if not reply.cached:
+                self.new_calls += 1
+                self.new_tokens += used
+        return reply
+
+
+def _with_settings(config: AskConfig) -> AskConfig:
+    """Fill per-step models, efforts and the prompt folder from the settings file where
+    the caller left them at their defaults."""
+    from dataclasses import replace
+
+    from afr.settings import prompts_dir_setting, step_settings
+
+    models, efforts = step_settings()
+    default_effort = AskConfig().step_effort
+    return replace(
+        config,
+        step_models={**models, **config.step_models},
+        step_effort={**default_effort, **efforts,
+                     **{s: e for s, e in config.step_effort.items()
+                        if default_effort.get(s) != e}},
+        prompts_dir=config.prompts_dir or prompts_dir_setting(),
+    )
 
 
 def _llm_from_config(store: Store, config: AskConfig):

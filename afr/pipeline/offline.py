@@ -51,6 +51,9 @@ class OfflineFormalization:
     notes: list[str] = field(default_factory=list)
 
 
+_LINK_CHARS = 20_000
+
+
 def _tokens(question: str) -> list[tuple[str, int, int]]:
     return [(m.group(0).strip(".'’"), m.start(), m.end()) for m in _TOKEN.finditer(question)]
 
@@ -90,7 +93,10 @@ def _hit_score(question: str, span: tuple[int, int], name: str, node_type: str,
 
 def link_entities(store: Store, question: str, exclude_words: set[str],
                   type_words: dict[str, str] | None = None) -> list[LinkedEntity]:
-    grams = {g: span for g, span in _grams(question).items() if g not in exclude_words}
+    # Entity names sit in a question's first sentences; a pasted megabyte would only cost
+    # seconds of n-grams (spans stay valid: the prefix keeps its offsets).
+    grams = {g: span for g, span in _grams(question[:_LINK_CHARS]).items()
+             if g not in exclude_words}
     if not grams:
         return []
     rows = store.run("offline/link_names.sql", {"grams": list(grams)})

@@ -12,6 +12,7 @@ from typing import Any
 
 import jinja2
 
+from afr.errors import AfrError
 from afr.resources import prompts_dir
 
 _SECTION = re.compile(r"^\[(system|user|assistant)\]\s*$", re.MULTILINE)
@@ -29,7 +30,13 @@ def _env(user_dir: str | None) -> jinja2.Environment:
 
 
 def render_messages(name: str, user_dir: str | None = None, **variables: Any) -> list[dict]:
-    text = _env(user_dir).get_template(f"{name}.j2").render(**variables)
+    try:
+        text = _env(user_dir).get_template(f"{name}.j2").render(**variables)
+    except jinja2.TemplateError as exc:
+        # Most likely a user's own template (--prompts): name it, don't crash.
+        where = f" (in {user_dir})" if user_dir else ""
+        raise AfrError(f"prompt template {name}.j2{where}: "
+                       f"{type(exc).__name__}: {exc}") from None
     parts = _SECTION.split(text)
     messages = []
     # parts: [preamble, role, body, role, body, ...]

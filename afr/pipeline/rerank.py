@@ -10,6 +10,7 @@ relations, then a short text.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -41,11 +42,14 @@ class _Descriptions:
         self.store, self.ids, self.keep_names = store, list(ids), keep_names
         self.level = 0 if with_relations else 2
         self._cache: dict[int, dict[int, str]] = {}
+        # The pointwise reranker's threads share one shrink level.
+        self._lock = threading.RLock()
 
     def texts(self) -> dict[int, str]:
-        if self.level not in self._cache:
-            self._cache[self.level] = self._build(self.level)
-        return self._cache[self.level]
+        with self._lock:
+            if self.level not in self._cache:
+                self._cache[self.level] = self._build(self.level)
+            return self._cache[self.level]
 
     def _build(self, level: int) -> dict[int, str]:
         if level == 0:
@@ -62,26 +66,35 @@ class _Descriptions:
         base = build_documents(self.store, self.ids, "doc")
         return base if level == 2 else {i: t[:400] for i, t in base.items()}
 
-    def shrink(self) -> bool:
-        if self.level >= len(SHRINK_LEVELS) - 1:
-            return False
-        self.level += 1
-        if self.level == 1 and not self.keep_names:
-            self.level = 2
-        return True
+    def shrink(self, failed_level: int) -> bool | None:
+        """One level shorter after a prompt at ``failed_level`` did not fit: True, or
+        None when another thread has shrunk already (just try again), or False when
+        nothing is left to cut."""
+        with self._lock:
+            if self.level != failed_level:
+                return None
+            if self.level >= len(SHRINK_LEVELS) - 1:
+                return False
+            self.level += 1
+            if self.level == 1 and not self.keep_names:
+                self.level = 2
+            return True
 
 
 def _with_shrinking(desc: _Descriptions, call: Callable[[], object],
                     outcome: RerankOutcome) -> object:
     while True:
+        level = desc.level
         try:
             return call()
         except ContextLengthError:
-            if not desc.shrink():
+            shrunk = desc.shrink(level)
+            if shrunk is False:
                 raise
-            outcome.shrink_level = SHRINK_LEVELS[desc.level]
-            outcome.notes.append(f"prompt too long: node descriptions now "
-                                 f"'{SHRINK_LEVELS[desc.level]}'")
+            if shrunk:
+                outcome.shrink_level = SHRINK_LEVELS[desc.level]
+                outcome.notes.append(f"prompt too long: node descriptions now "
+                                     f"'{SHRINK_LEVELS[desc.level]}'")
 
 
 def rerank(client: LLMClient, store: Store, question: str, ids: Sequence[int], *,
@@ -98,7 +111,8 @@ def rerank(client: LLMClient, store: Store, question: str, ids: Sequence[int], *
 
     def item(local_id: int) -> dict:
         node = local[local_id]
-        return {"id": local_id, "type": node_types.get(node, ""), "text": desc.texts()[node]}
+        return {"id": local_id, "type": fence(node_types.get(node, "")).replace('"', "'"),
+                "text": fence(desc.texts()[node])}
 
     def ask(name: str, variables: Callable[[], dict]) -> str:
         # ``variables`` is re-evaluated on every try, so shrunk descriptions take effect.
@@ -116,6 +130,15 @@ def rerank(client: LLMClient, store: Store, question: str, ids: Sequence[int], *
     if method == "pairwise":
         return _pairwise(ask, item, local, outcome)
     raise ValueError(f"unknown reranker {method!r}")
+
+
+_TAG = re.compile(r"<(\s*/?\s*entity)", re.IGNORECASE)
+
+
+def fence(text: str) -> str:
+    """Document text as inert data inside an <entity> block: a node text cannot close
+    its block or open a fake one (``</entity><entity id="1">``) — its tags lose their '<'."""
+    return _TAG.sub(r"&lt;\1", text)
 
 
 Ask = Callable[[str, Callable[[], dict]], str]

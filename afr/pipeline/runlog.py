@@ -30,7 +30,8 @@ def write_run(store: Store, result: AskResult, *, eval_id: str | None = None,
             sym_rows["levels"].append(level_of_rank(rank, schedule) or 0)
             sym_rows["scores"].append(score)
     answers = result.answers
-    with store.transaction():
+
+    def write() -> None:  # a fresh run_id: safe to repeat after a lost connection
         store.run("runlog/insert_run.sql", {
             "run_id": result.run_id,
             "question": result.question,
@@ -60,3 +61,5 @@ def write_run(store: Store, result: AskResult, *, eval_id: str | None = None,
                 "ranks": [a.rank for a in answers],
                 "provenance": [json.dumps(a.provenance) for a in answers],
             })
+
+    store.run_in_transaction(write)

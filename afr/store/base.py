@@ -11,20 +11,21 @@ from __future__ import annotations
 import json
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 import jinja2
 import numpy as np
 
-from afr.errors import StoreError
+from afr.errors import StoreConnectionError, StoreError
 from afr.resources import schema_dir, sql_dir
 from afr.skb import EdgeType, NodeType, SkbSchema
 from afr.store.dialect import Dialect
 
-SCHEMA_VERSION = 1
+T = TypeVar("T")
+SCHEMA_VERSION = 2
 VECTOR_VARIANTS = ("doc", "doc_rel")
 # Tables that hold one SKB's data; --replace empties them.
 SKB_TABLES = ("nodes", "node_aliases", "edges", "node_types", "edge_types", "node_attributes")
@@ -111,6 +112,20 @@ class Store(ABC):
     @abstractmethod
     @contextmanager
     def transaction(self) -> Iterator[None]: ...
+
+    def run_in_transaction(self, work: Callable[[], T], *, retries: int = 1) -> T:
+        """``work()`` in one transaction. When the connection is lost on the way (a server
+        restart), the transaction was rolled back: it runs once more, whole, on a new
+        connection. ``work`` must be safe to repeat (it is, when it deletes before it
+        inserts or inserts under a fresh key)."""
+        for attempt in range(retries + 1):
+            try:
+                with self.transaction():
+                    return work()
+            except StoreConnectionError:
+                if attempt >= retries:
+                    raise
+        raise AssertionError("unreachable")
 
     def table_exists(self, table: str) -> bool:
         return bool(self.run("meta/table_exists.sql", {"table": table}))
@@ -203,6 +218,13 @@ class Store(ABC):
     def embedding_model(self, variant: str) -> tuple[str, int] | None:
         rows = self.run("meta/embedding_model.sql", {"variant": variant})
         return (rows[0][0], int(rows[0][1])) if rows else None
+
+    def node_type_counts(self) -> dict[str, int]:
+        return {r[0]: int(r[2] or 0) for r in self.run("meta/node_type_counts.sql")}
+
+    def has_vector_index(self, variant: str) -> bool:
+        """Whether an approximate (HNSW) index serves this variant's searches."""
+        return False
 
 
 def _migration_file(version: int) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import numpy as np
@@ -16,6 +16,9 @@ from afr.errors import StoreError
 from afr.store.base import SKB_TABLES, Store, check_identifier
 from afr.store.dialect import DUCKDB
 
+if TYPE_CHECKING:
+    from afr.memvec import SearchMatrices
+
 
 class DuckDBStore(Store):
     dialect = DUCKDB
@@ -23,6 +26,7 @@ class DuckDBStore(Store):
     def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         self.path = Path(path).expanduser()
         self.location = str(self.path)
+        self.search_matrices: SearchMatrices | None = None  # see afr.memvec
         self.read_only = read_only
         if read_only and not self.path.exists():
             raise StoreError(f"no store at {self.path}; create one with 'afr load' or 'afr demo'")
@@ -47,6 +51,12 @@ class DuckDBStore(Store):
         # One connection, many threads (the reranker): statements take turns.
         self.lock = threading.RLock()
         self.con.execute("SET enable_progress_bar = false")
+        if read_only:
+            # A read-only store runs what users type (`afr sql`): the file is read-only
+            # already, but COPY … TO, ATTACH or extension installs would still write
+            # elsewhere. Switch file access off (for good: DuckDB will not re-enable it).
+            for stmt in self.sql("meta/lock_down.duckdb.sql"):
+                self.con.execute(stmt)
 
     # -- statements --------------------------------------------------------------------
 
@@ -70,6 +80,15 @@ class DuckDBStore(Store):
         except duckdb.Error as exc:
             raise _store_error(exc) from None
 
+    def query_numpy(self, sql: str, params: dict[str, Any] | None = None
+                    ) -> dict[str, np.ndarray]:
+        """Columns as numpy arrays: bulk reads (a vector matrix) without Python objects."""
+        with self.lock:
+            try:
+                return self.con.execute(sql, params or None).fetchnumpy()
+            except duckdb.Error as exc:
+                raise _store_error(exc) from None
+
     def query_with_columns(
         self, sql: str, params: dict[str, Any] | None = None
     ) -> tuple[list[str], list[tuple]]:
@@ -92,15 +111,17 @@ class DuckDBStore(Store):
             if self._in_tx:  # nested: the outer transaction decides
                 yield
                 return
-            self.con.execute("BEGIN TRANSACTION")
+            self._execute("BEGIN TRANSACTION", None)
             self._in_tx = True
             try:
                 yield
             except BaseException:
-                self.con.execute("ROLLBACK")
+                with suppress(duckdb.Error):  # the error that got us here is the news
+                    self.con.execute("ROLLBACK")
                 raise
             else:
-                self.con.execute("COMMIT")
+                # COMMIT is where a full disk shows (the WAL is written): a StoreError.
+                self._execute("COMMIT", None)
             finally:
                 self._in_tx = False
 
@@ -120,6 +141,13 @@ class DuckDBStore(Store):
     def staging_connection(self) -> duckdb.DuckDBPyConnection:
         return self.con
 
+    def release_staging(self, staging: Any) -> None:
+        # Staging tables are temp tables of the store's own connection: free them, or a
+        # long-lived process keeps a copy of the last SKB it loaded in memory.
+        for (table,) in self.run("load/staging_tables.duckdb.sql"):
+            self.run("load/drop_staging.duckdb.sql",
+                     table=check_identifier(table, "staging table"))
+
     def ingest_staged(self, staging: Any, replace: bool) -> None:
         # Staging lives in temp tables of this very connection (see afr.load.stage), so
         # the copy is a set of INSERT … SELECT inside the caller's transaction.
@@ -133,6 +161,8 @@ class DuckDBStore(Store):
 
     def write_vectors(self, variant: str, ids: np.ndarray, vectors: np.ndarray) -> None:
         check_identifier(variant, "embedding variant")
+        if self.search_matrices is not None:  # in-memory copies are stale from now on
+            self.search_matrices.invalidate()
         # DuckDB scans dicts of 1-d numpy arrays without copying; a matrix goes in flat,
         # one row per (node, position), and is folded back into arrays in SQL.
         n, dim = vectors.shape
@@ -156,8 +186,11 @@ class DuckDBStore(Store):
 
 def _store_error(exc: duckdb.Error) -> StoreError:
     msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    if isinstance(exc, duckdb.IOException) and "No space left" in str(exc):
-        return StoreError("the disk is full: DuckDB could not write to the store")
+    text = str(exc)
+    if "No space left" in text or "File too large" in text or "Disk quota" in text:
+        return StoreError(f"the disk is full: DuckDB could not write to the store ({msg})")
+    if "Permission denied" in text or "Read-only file system" in text:
+        return StoreError(f"no permission to write the store: {msg}")
     return StoreError(f"DuckDB: {msg}")
 
 

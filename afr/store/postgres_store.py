@@ -6,8 +6,9 @@ import os
 import re
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +17,12 @@ import numpy as np
 import psycopg
 from psycopg import sql as pgsql
 
-from afr.errors import StoreError
+from afr.errors import StoreConnectionError, StoreError
 from afr.store.base import SKB_TABLES, Store, check_identifier, redact_url
 from afr.store.dialect import POSTGRES
 
 _COPY_CHUNK = 1 << 20
+_RECONNECT_WAIT_S = 15.0
 
 
 class PostgresStore(Store):
@@ -31,15 +33,43 @@ class PostgresStore(Store):
         self.schema = check_identifier(schema, "schema name")
         self.location = f"{redact_url(url)} (schema {schema})"
         self.read_only = read_only
-        try:
-            self.con = psycopg.connect(url, autocommit=True, connect_timeout=10)
-        except psycopg.Error as exc:
-            raise StoreError(f"cannot connect to PostgreSQL at {redact_url(url)}: "
-                             f"{_first_line(exc)}") from None
         self._in_tx = False
         # One connection, many threads (the reranker): statements take turns.
         self.lock = threading.RLock()
+        self._vector_indexes: set[str] = set()
+        self.reconnects = 0
+        self._connect()
+
+    def _connect(self) -> None:
+        try:
+            self.con = psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot connect to PostgreSQL at {redact_url(self.url)}: "
+                             f"{_first_line(exc)}") from None
         self._setup()
+
+    def _lost(self) -> bool:
+        return self.con.closed or self.con.broken
+
+    def _reconnect(self) -> None:
+        # The server restarted or our backend was terminated: a fresh session with the
+        # same settings (search path, read-only default, vector type). Only ever between
+        # transactions, so nothing half-done is replayed.
+        with suppress(psycopg.Error):
+            self.con.close()
+        # A restarting server refuses connections for a moment: keep trying a while.
+        deadline = time.monotonic() + _RECONNECT_WAIT_S
+        delay = 0.1
+        while True:
+            try:
+                self._connect()
+                break
+            except StoreError:
+                if time.monotonic() + delay > deadline:
+                    raise
+                time.sleep(delay)
+                delay = min(2.0, delay * 2)
+        self.reconnects += 1
 
     def _setup(self) -> None:
         rows = self._fetch_raw("pg/vector_extension.pg.sql")
@@ -85,19 +115,44 @@ class PostgresStore(Store):
         with self.lock:
             self._execute(sql, params)
 
-    def _execute(self, sql: str, params: dict[str, Any] | None) -> None:
+    def _cursor(self, sql: str, params: dict[str, Any] | None) -> psycopg.Cursor:
+        """Run one statement; a connection found dead outside a transaction is re-opened
+        and the statement tried once more (the dead session cannot have run it)."""
         try:
-            self.con.execute(sql, params)
+            return self._cursor_once(sql, params)
+        except psycopg.OperationalError as exc:
+            if self._in_tx or not self._lost():
+                raise _store_error(exc) from None
         except psycopg.Error as exc:
             raise _store_error(exc) from None
+        self._reconnect()
+        try:
+            return self._cursor_once(sql, params)
+        except psycopg.Error as exc:
+            raise _store_error(exc) from None
+
+    def _cursor_once(self, sql: str, params: dict[str, Any] | None) -> psycopg.Cursor:
+        if not self.read_only or self._in_tx:
+            return self.con.execute(sql, params)
+        # Read-only stores run what users type (`afr sql`). prepare=True forces the
+        # extended protocol, which takes exactly one statement, so nothing like
+        # "BEGIN READ WRITE; DELETE …; COMMIT" can be smuggled past the read-only
+        # transaction it runs in; the rows are fetched client-side before it ends.
+        _check_query_only(sql)
+        with self.con.transaction():
+            self._exec_raw("pg/read_only_tx.pg.sql")
+            return self.con.execute(sql, params, prepare=True)
+
+    def _execute(self, sql: str, params: dict[str, Any] | None) -> None:
+        self._cursor(sql, params)
 
     def query(self, sql: str, params: dict[str, Any] | None = None) -> list[tuple]:
         with self.lock:
             return self._query(sql, params)
 
     def _query(self, sql: str, params: dict[str, Any] | None) -> list[tuple]:
+        cur = self._cursor(sql, params)
         try:
-            cur = self.con.execute(sql, params)
             return cur.fetchall() if cur.description else []
         except psycopg.Error as exc:
             raise _store_error(exc) from None
@@ -111,10 +166,10 @@ class PostgresStore(Store):
     def _query_with_columns(
         self, sql: str, params: dict[str, Any] | None
     ) -> tuple[list[str], list[tuple]]:
+        cur = self._cursor(sql, params)
+        if not cur.description:
+            return [], []
         try:
-            cur = self.con.execute(sql, params)
-            if not cur.description:
-                return [], []
             return [d.name for d in cur.description], cur.fetchall()
         except psycopg.Error as exc:
             raise _store_error(exc) from None
@@ -125,6 +180,9 @@ class PostgresStore(Store):
             if self._in_tx:
                 yield
                 return
+            # A server restarted while we were idle shows only when used: probe (and
+            # reconnect) before BEGIN rather than lose the transaction's work.
+            self._cursor(self.sql("pg/ping.pg.sql")[0], None)
             self._in_tx = True
             try:
                 with self.con.transaction():
@@ -186,6 +244,30 @@ class PostgresStore(Store):
         check_identifier(variant, "embedding variant")
         for stmt in self.sql("embed/hnsw.pg.sql", variant=variant):
             self.execute(stmt)
+        self._vector_indexes.add(variant)
+
+    def has_vector_index(self, variant: str) -> bool:
+        # Remembered once seen: an index only goes away with its table (a rebuild), and a
+        # query planned for the index still answers (by a scan) without it.
+        if variant not in self._vector_indexes:
+            check_identifier(variant, "embedding variant")
+            if self.run("pg/vector_index_exists.pg.sql", {"index": f"emb_{variant}_hnsw"}):
+                self._vector_indexes.add(variant)
+        return variant in self._vector_indexes
+
+
+_LEADING_NOISE = re.compile(r"^(\s+|--[^\n]*(\n|$)|/\*.*?\*/|\()+", re.DOTALL)
+_QUERY_WORDS = {"select", "with", "values", "table", "explain", "show"}
+
+
+def _check_query_only(sql: str) -> None:
+    # A read-only transaction stops writes to the database, but not a superuser's
+    # COPY … TO '/server/file' (a read, to PostgreSQL): read-only stores run queries only.
+    rest = _LEADING_NOISE.sub("", sql)
+    word = re.match(r"[A-Za-z]*", rest).group(0).lower()  # type: ignore[union-attr]
+    if word not in _QUERY_WORDS:
+        raise StoreError(f"a read-only store runs queries only (SELECT, WITH, VALUES, TABLE, "
+                         f"EXPLAIN, SHOW), not {word.upper() or repr(rest[:20])}")
 
 
 def _first_line(exc: BaseException) -> str:
@@ -199,7 +281,7 @@ def _store_error(exc: psycopg.Error) -> StoreError:
     if isinstance(exc, psycopg.errors.InsufficientPrivilege):
         return StoreError(f"PostgreSQL: permission denied ({_first_line(exc)})")
     if isinstance(exc, psycopg.OperationalError):
-        return StoreError(f"PostgreSQL connection problem: {_first_line(exc)}")
+        return StoreConnectionError(f"PostgreSQL connection problem: {_first_line(exc)}")
     return StoreError(f"PostgreSQL: {_first_line(exc)}")
 
 

@@ -15,7 +15,7 @@ SELECT n.id, 1 AS lvl FROM nodes AS n
 
 {# One hop from a set along the edges of one triplet: for every node next to the set, the
    lowest level among its neighbours in the set. `source` is a CTE/table name, or None for
-   "any node (of source_type)". #}
+   "any node (of source_type)"; `restrict`, if set, is a set the output must lie in. #}
 {% macro hop(s) -%}
 SELECT id, min(lvl) AS lvl FROM (
 {% for way in s.ways %}
@@ -27,9 +27,15 @@ SELECT id, min(lvl) AS lvl FROM (
     FROM {{ s.source }} AS x
     JOIN edges AS e ON e.{{ way.match }} = x.id{% if s.edge %} AND e.type = ${{ s.edge }}{% endif %}
 
+{% if s.restrict %}
+    JOIN {{ s.restrict }} AS r ON r.id = e.{{ way.out }}
+{% endif %}
 {% elif s.source_type %}
     SELECT e.{{ way.out }} AS id, 1 AS lvl
     FROM edges AS e
+{% if s.restrict %}
+    JOIN {{ s.restrict }} AS r ON r.id = e.{{ way.out }}
+{% endif %}
     JOIN nodes AS x ON x.id = e.{{ way.match }} AND x.type = ${{ s.source_type }}
 {% if s.edge %}
     WHERE e.type = ${{ s.edge }}
@@ -37,6 +43,9 @@ SELECT id, min(lvl) AS lvl FROM (
 {% else %}
     SELECT e.{{ way.out }} AS id, 1 AS lvl
     FROM edges AS e
+{% if s.restrict %}
+    JOIN {{ s.restrict }} AS r ON r.id = e.{{ way.out }}
+{% endif %}
 {% if s.edge %}
     WHERE e.type = ${{ s.edge }}
 {% endif %}
@@ -44,6 +53,34 @@ SELECT id, min(lvl) AS lvl FROM (
 {% endfor %}
 ) AS hop_rows
 GROUP BY id
+{%- endmacro %}
+
+{# The nodes of `restrict` (with their levels) that have, for every check, at least one
+   neighbour (of the check's `source_type`) along its edges: the unconstrained leaves of
+   the query graph, as semi-joins. #}
+{% macro exists_filter(s) -%}
+SELECT r.id, r.lvl FROM {{ s.restrict }} AS r
+WHERE
+{% for c in s.checks %}
+{% if not loop.first %}
+    AND
+{% endif %}
+    (
+{% for way in c.ways %}
+{% if not loop.first %}
+        OR
+{% endif %}
+        EXISTS (
+            SELECT 1 FROM edges AS e
+{% if c.source_type %}
+            JOIN nodes AS x ON x.id = e.{{ way.match }} AND x.type = ${{ c.source_type }}
+{% endif %}
+            WHERE e.{{ way.out }} = r.id{% if c.edge %} AND e.type = ${{ c.edge }}{% endif %}
+
+        )
+{% endfor %}
+    )
+{% endfor %}
 {%- endmacro %}
 
 {# Several hop results (variable-length relationships): the lowest level per node. #}

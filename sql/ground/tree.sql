@@ -8,6 +8,8 @@ WITH
 {{ m.domain(cte) }}
 {% elif cte.kind == "hop" %}
 {{ m.hop(cte) }}
+{% elif cte.kind == "exists" %}
+{{ m.exists_filter(cte) }}
 {% elif cte.kind == "union" %}
 {{ m.hops_union(cte) }}
 {% elif cte.kind == "combine" %}

@@ -1,0 +1,369 @@
+"""`afr eval`: a question set through one Pipeline — resumable, concurrent, in the store.
+
+Each question is asked once (``Pipeline.ask`` with the eval's id, so its run-log rows are
+tied to the eval); the ablation variants and sweeps are derived from that one ask
+(``afr.evaluate.variants``). Per question, ``eval_results`` gets the final ranked ext_ids,
+gold, metrics, timings and LLM cost, and ``eval_variants`` one ranked list per variant,
+written together in one transaction — so a run killed at any moment resumes from the
+questions whose rows are there. Questions that failed or were degraded by an LLM failure
+are asked again on resume; LLM calls already made are answered by the ``llm_calls`` cache.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from afr.errors import AfrError
+from afr.evaluate.metrics import question_metrics
+from afr.evaluate.questions import Question, load_questions
+from afr.evaluate.variants import FINAL, VariantMaker, variant_names
+from afr.pipeline.config import AskConfig
+from afr.store.base import Store
+
+Note = Callable[[str], None]
+
+
+@dataclass
+class EvalSettings:
+    """What defines a run; kept in eval_runs.config so a resume repeats it exactly."""
+
+    source: str
+    split: str | None = None
+    limit: int | None = None
+    sample: int | None = None
+    seed: int = 0
+    replay: str | None = None  # a questions.csv column whose Cypher replaces steps 1–2
+    sweeps: dict[str, list] = field(default_factory=dict)
+    concurrency: int = 1
+    ask: dict[str, Any] = field(default_factory=dict)  # AskConfig fields
+
+    def ask_config(self) -> AskConfig:
+        known = {f.name for f in fields(AskConfig)}
+        return AskConfig(**{k: v for k, v in self.ask.items() if k in known})
+
+    def questions(self) -> list[Question]:
+        return load_questions(source_path(self.source), split=self.split, limit=self.limit,
+                              sample=self.sample, seed=self.seed)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EvalSettings:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def source_path(source: str) -> Path:
+    """A question source; the word ``demo`` names the bundled demo SKB's questions."""
+    path = Path(source).expanduser()
+    if source == "demo" and not path.exists():
+        from afr.resources import demo_skb_dir
+
+        return demo_skb_dir()
+    return path
+
+
+@dataclass
+class EvalRun:
+    eval_id: str
+    name: str | None
+    settings: EvalSettings
+    status: str
+    total: int = 0  # questions in the set
+
+
+def _json(value: Any) -> Any:
+    # DuckDB hands JSON columns back as text, psycopg as Python objects.
+    if isinstance(value, str | bytes):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def require_eval_tables(store: Store) -> None:
+    if store.schema_version() < 2:
+        raise AfrError(f"the store {store.location} holds no evaluations yet "
+                       "(run 'afr eval SOURCE' first)")
+
+
+def create_run(store: Store, settings: EvalSettings, *, name: str | None,
+               total: int) -> EvalRun:
+    eval_id = uuid.uuid4().hex[:12]
+    config = {**asdict(settings), "questions": total}
+    with store.transaction():
+        store.run("eval/insert_run.sql", {
+            "eval_id": eval_id, "name": name, "dataset": settings.source,
+            "split": settings.split, "config": json.dumps(config, default=str),
+            "status": "running"})
+    return EvalRun(eval_id, name, settings, "running", total)
+
+
+def find_run(store: Store, ref: str) -> EvalRun:
+    """An eval by id, unique id prefix, or name (the newest of that name)."""
+    require_eval_tables(store)
+    rows = store.run("eval/find_runs.sql", {"ref": ref})
+    exact = [r for r in rows if r[0] == ref]
+    named = [r for r in rows if r[1] == ref]
+    if exact:
+        eval_id = exact[0][0]
+    elif named:
+        eval_id = named[0][0]
+    elif len(rows) == 1:
+        eval_id = rows[0][0]
+    elif rows:
+        raise AfrError(f"{ref!r} matches {len(rows)} evals ({', '.join(r[0] for r in rows[:5])}"
+                       "); give more of the id")
+    else:
+        raise AfrError(f"no eval {ref!r} in {store.location} (see 'afr eval list')")
+    row = store.run("eval/get_run.sql", {"eval_id": eval_id})[0]
+    config = _json(row[5]) or {}
+    return EvalRun(eval_id, row[2], EvalSettings.from_dict(config), row[6] or "?",
+                   int(config.get("questions") or 0))
+
+
+def set_status(store: Store, eval_id: str, status: str) -> None:
+    with store.transaction():
+        store.run("eval/set_status.sql", {"eval_id": eval_id, "status": status})
+
+
+@dataclass
+class Outcome:
+    question_id: str
+    status: str  # ok | degraded | failed
+    metrics: dict[str, float]
+    error: str | None = None
+
+
+@dataclass
+class RunReport:
+    run: EvalRun
+    done: int  # questions with results, this session and before
+    asked: int  # questions asked in this session
+    interrupted: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+class Evaluator:
+    """Asks the questions of one eval run and stores what came out."""
+
+    def __init__(self, store: Store, pipeline: Any, run: EvalRun,
+                 questions: list[Question], *, note: Note | None = None) -> None:
+        self.store = store
+        self.pipeline = pipeline
+        self.run = run
+        self.questions = questions
+        self.note = note or (lambda message: None)
+        self.settings = run.settings
+        self.names = variant_names(self.settings.sweeps)
+        self.maker = VariantMaker(pipeline, self.settings.sweeps)
+        if self.settings.replay:
+            missing = [q.id for q in questions if self.settings.replay not in q.extras]
+            if missing:
+                raise AfrError(f"--replay {self.settings.replay}: the question file has no "
+                               f"column {self.settings.replay!r}")
+        self.candidate_gold = self._check_gold()
+
+    # -- gold ids ------------------------------------------------------------------------
+
+    def _check_gold(self) -> set[str]:
+        """Gold ids that are nodes of a candidate type; the others cannot be retrieved and
+        are left out of recall's denominator (STaRK's rule)."""
+        wanted = sorted({g for q in self.questions for g in q.answer_ids})
+        found: dict[str, bool] = {}
+        for start in range(0, len(wanted), 10000):
+            for ext_id, _type, is_candidate in self.store.run(
+                    "eval/gold_nodes.sql", {"ext_ids": wanted[start:start + 10000]}):
+                found[str(ext_id)] = bool(is_candidate)
+        unknown = [g for g in wanted if g not in found]
+        if wanted and len(unknown) == len(wanted):
+            raise AfrError(f"none of the {len(wanted)} gold ids is a node of this store "
+                           f"(e.g. {unknown[:3]}); is this the store of that SKB?")
+        if unknown:
+            self.note(f"{len(unknown)} of {len(wanted)} gold ids are not nodes of this store "
+                      f"and count as outside the candidate set, e.g. {unknown[:3]}")
+        outside = [g for g, cand in found.items() if not cand]
+        if outside:
+            self.note(f"{len(outside)} gold ids are nodes of non-candidate types and are "
+                      f"ignored, e.g. {outside[:3]}")
+        return {g for g, cand in found.items() if cand}
+
+    # -- the run -------------------------------------------------------------------------
+
+    def previous(self) -> dict[str, tuple[str, dict[str, float]]]:
+        rows = self.store.run("eval/results.sql", {"eval_id": self.run.eval_id})
+        return {str(r[0]): (r[8] or "ok", _json(r[6]) or {}) for r in rows}
+
+    def execute(self, *, progress: bool = False) -> RunReport:
+        previous = self.previous()
+        wanted = {q.id for q in self.questions}
+        # failed or LLM-degraded questions get another try; everything else is kept
+        keep = {qid: v for qid, v in previous.items()
+                if qid in wanted and v[0] not in ("failed", "degraded")}
+        todo = [(pos, q) for pos, q in enumerate(self.questions) if q.id not in keep]
+        final_metrics = [m for _, m in keep.values()]
+        if self.run.status != "running":
+            set_status(self.store, self.run.eval_id, "running")
+        report = RunReport(self.run, len(keep), 0)
+
+        bar = _progress_bar(len(self.questions), len(keep), progress)
+        _postfix(bar, final_metrics)
+        results: queue.Queue = queue.Queue()
+        stop = threading.Event()
+        feed = iter(todo)
+        feed_lock = threading.Lock()
+
+        def next_question() -> tuple[int, Question] | None:
+            with feed_lock:
+                if stop.is_set():
+                    return None
+                return next(feed, None)
+
+        def worker() -> None:
+            while (item := next_question()) is not None:
+                try:
+                    results.put(("done", self._one(*item)))
+                except BaseException as exc:  # noqa: BLE001 - a store failure stops the run
+                    stop.set()
+                    results.put(("fatal", exc))
+                    return
+            results.put(("exit", None))
+
+        workers = [threading.Thread(target=worker, daemon=True, name=f"afr-eval-{i}")
+                   for i in range(max(1, min(self.settings.concurrency, len(todo) or 1)))]
+        for t in workers:
+            t.start()
+        running = len(workers)
+        fatal: BaseException | None = None
+        interrupts = 0
+        try:
+            while running:
+                # Ctrl-C may land anywhere in this loop: every part of it is covered, so the
+                # questions in flight always get to finish and store their rows.
+                try:
+                    kind, value = results.get(timeout=0.25)
+                    if kind == "exit":
+                        running -= 1
+                    elif kind == "fatal":
+                        running -= 1
+                        fatal = fatal or value
+                    else:
+                        report.asked += 1
+                        final_metrics.append(value.metrics)
+                        bar.update(1)
+                        _postfix(bar, final_metrics)
+                except queue.Empty:
+                    continue
+                except KeyboardInterrupt:
+                    interrupts += 1
+                    stop.set()
+                    report.interrupted = True
+                    if interrupts > 1:
+                        break
+                    in_flight = sum(t.is_alive() for t in workers)
+                    bar.clear()
+                    self.note(f"interrupted: finishing the {in_flight} question(s) in flight "
+                              "(Ctrl-C again to stop at once)")
+        finally:
+            bar.close()
+        stored = self.previous()
+        report.done = sum(1 for qid in wanted if qid in stored)
+        if fatal is not None:
+            set_status(self.store, self.run.eval_id, "failed")
+            if isinstance(fatal, AfrError):
+                raise fatal
+            raise AfrError(f"the evaluation stopped: {type(fatal).__name__}: {fatal}")
+        finished = report.done >= len(self.questions) and not report.interrupted
+        if report.interrupted and report.done >= len(self.questions):
+            finished = True  # the last questions finished while stopping
+            report.interrupted = False
+        status = "finished" if finished else "interrupted"
+        set_status(self.store, self.run.eval_id, status)
+        self.run.status = status
+        from afr.evaluate.report import store_summary
+
+        store_summary(self.store, self.run.eval_id)
+        return report
+
+    def _one(self, position: int, q: Question) -> Outcome:
+        """Ask one question, derive its variants, store its rows. Failures of the question
+        itself are recorded; a failing store write is raised (the run cannot go on)."""
+        started = time.perf_counter()
+        cypher = target_type = None
+        if self.settings.replay:
+            cypher = q.extras.get(self.settings.replay) or ""
+            target_type = q.extras.get("target_type") or None
+        lists: dict[str, list[str]] = {}
+        result = None
+        error = None
+        try:
+            result = self.pipeline.ask(q.query, eval_id=self.run.eval_id, question_id=q.id,
+                                       cypher=cypher, target_type=target_type)
+            ids = self.maker.lists(q.query, result)
+            lists = self._ext_ids(ids)
+            status = result.status
+            if status == "degraded":
+                error = "; ".join(w for w in result.warnings if w.startswith("LLM"))
+        except Exception as exc:  # noqa: BLE001 - recorded per question; the run goes on
+            status = "failed"
+            error = str(exc) if isinstance(exc, AfrError) else f"{type(exc).__name__}: {exc}"
+        seconds = time.perf_counter() - started
+        gold = list(q.answer_ids)
+        candidates = self.candidate_gold
+        per_variant = {name: question_metrics(lists.get(name, []), gold, candidates)
+                       for name in self.names}
+        final = lists.get(FINAL, [])
+        params = {
+            "eval_id": self.run.eval_id, "question_id": q.id,
+            "run_id": result.run_id if result is not None and result.config.log else None,
+            "ranked": json.dumps(final), "gold": json.dumps(gold),
+            "metrics": json.dumps(per_variant[FINAL]), "error": error, "position": position,
+            "query": q.query, "status": status, "seconds": round(seconds, 6),
+            "timings": json.dumps(result.timings if result is not None else {}),
+            "llm_prompts": result.llm_calls if result is not None else 0,
+            "llm_new_calls": result.llm_new_calls if result is not None else 0,
+            "llm_tokens": result.llm_tokens_all if result is not None else 0,
+        }
+        def write() -> None:  # deletes first: safe to repeat after a lost connection
+            self.store.run("eval/delete_question.sql",
+                           {"eval_id": self.run.eval_id, "question_id": q.id})
+            self.store.run("eval/insert_result.sql", params)
+            self.store.run("eval/insert_variants.sql", {
+                "eval_id": self.run.eval_id, "question_id": q.id,
+                "variants": list(self.names),
+                "ranked": [json.dumps(lists.get(n, [])) for n in self.names],
+                "metrics": [json.dumps(per_variant[n]) for n in self.names],
+            })
+
+        self.store.run_in_transaction(write)
+        return Outcome(q.id, status, per_variant[FINAL], error)
+
+    def _ext_ids(self, lists: dict[str, list[int]]) -> dict[str, list[str]]:
+        ids = sorted({n for ranked in lists.values() for n in ranked})
+        ext = {int(r[0]): str(r[1]) for r in self.store.run("runlog/answer_details.sql",
+                                                            {"ids": ids})} if ids else {}
+        return {name: [ext[n] for n in ranked if n in ext] for name, ranked in lists.items()}
+
+
+def _progress_bar(total: int, initial: int, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, desc="eval", unit="q", disable=not enabled,
+                file=sys.stderr, dynamic_ncols=True, leave=False)
+
+
+def _postfix(bar: Any, rows: list[dict[str, float]]) -> None:
+    if rows and not bar.disable:
+        n = len(rows)
+        bar.set_postfix_str(f"hit@1 {100 * sum(r['hit@1'] for r in rows) / n:.1f}% "
+                            f"hit@20 {100 * sum(r['hit@20'] for r in rows) / n:.1f}%",
+                            refresh=False)
+

@@ -1,0 +1,151 @@
+"""Ablation variants and parameter sweeps, derived from one ask of a question.
+
+The paper's Table 5 compares pipelines that stop after different steps. All of them are
+prefixes of the full run, so one ask yields every variant's ranked list without new LLM
+calls:
+
+- ``1+7``: plain vector search over the target type (steps 1 and 7 only);
+- ``1-5``: the grounded answers, in the order of the level at which they appeared, then id;
+- ``1-6``: the graph strand: grounded answers by level, then similarity to the question;
+- ``1-7``: graph strand topped up with vector search, before reranking;
+- ``1-8``: the final, reranked list.
+
+Sweeps vary one knob: ``alpha`` recombines the stored strands (no retrieval re-run),
+``l_max`` re-grounds the question's Cypher from the first pass (no LLM), ``reranker``
+reranks the steps 1–7 list with another method (new rerank calls land in the cache).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from afr.errors import AfrError
+from afr.pipeline.hybrid import combine, vss_strand
+from afr.vectors import query_vector
+
+if TYPE_CHECKING:
+    from afr.pipeline.ask import AskResult, Pipeline
+
+VARIANTS = ("1+7", "1-5", "1-6", "1-7", "1-8")
+FINAL = "1-8"
+SWEEP_KNOBS = ("alpha", "l_max", "reranker")
+RERANKERS = ("none", "listwise", "pairwise", "pointwise")
+
+
+def parse_sweeps(specs: list[str] | tuple[str, ...]) -> dict[str, list]:
+    """``["alpha=0.5,1", "l_max=10,30"]`` → ``{"alpha": [0.5, 1.0], "l_max": [10, 30]}``."""
+    out: dict[str, list] = {}
+    for spec in specs:
+        knob, sep, values = spec.partition("=")
+        knob = knob.strip().replace("-", "_")
+        if not sep or knob not in SWEEP_KNOBS:
+            raise AfrError(f"bad --sweep {spec!r}: use alpha=…, l_max=… or reranker=… "
+                           "with comma-separated values")
+        items = [v.strip() for v in values.split(",") if v.strip()]
+        if not items:
+            raise AfrError(f"--sweep {knob}: no values given")
+        parsed: list = []
+        for item in items:
+            try:
+                if knob == "alpha":
+                    value: float | int | str = float(item)
+                    if not 0 <= value <= 1:
+                        raise ValueError
+                elif knob == "l_max":
+                    value = int(item)
+                    if value < 1:
+                        raise ValueError
+                else:
+                    if item not in RERANKERS:
+                        raise ValueError
+                    value = item
+            except ValueError:
+                allowed = {"alpha": "a number in [0, 1]", "l_max": "a positive integer",
+                           "reranker": " / ".join(RERANKERS)}[knob]
+                raise AfrError(f"--sweep {knob}: {item!r} is not {allowed}") from None
+            if value not in parsed:
+                parsed.append(value)
+        out.setdefault(knob, [])
+        out[knob] += [v for v in parsed if v not in out[knob]]
+    return out
+
+
+def variant_names(sweeps: dict[str, list]) -> list[str]:
+    names = list(VARIANTS)
+    for knob in SWEEP_KNOBS:
+        names += [f"{knob}={_fmt(v)}" for v in sweeps.get(knob, [])]
+    return names
+
+
+def _fmt(value: object) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+class VariantMaker:
+    """Turns an AskResult into the ranked node-id list of every variant and sweep value."""
+
+    def __init__(self, pipeline: Pipeline, sweeps: dict[str, list]) -> None:
+        from afr.pipeline.ask import Pipeline as _Pipeline
+
+        self.pipeline = pipeline
+        self.sweeps = sweeps
+        cfg = pipeline.config
+        if "reranker" in sweeps and pipeline.llm is None and any(
+                m != "none" for m in sweeps["reranker"]):
+            raise AfrError("--sweep reranker needs an LLM (set AFR_LLM_BASE_URL / "
+                           "AFR_LLM_MODEL or pass --llm-url/--llm-model)")
+        # One pipeline per l_max value, sharing store and embedder: it re-grounds the
+        # first pass's Cypher with no LLM and no reranking, and logs nothing.
+        self.l_max_pipelines = {
+            v: _Pipeline(pipeline.store, replace(cfg, l_max=v, reranker="none", log=False,
+                                                 offline=True),
+                         embedder=pipeline.embedder)
+            for v in sweeps.get("l_max", [])
+        }
+
+    def lists(self, question: str, result: AskResult) -> dict[str, list[int]]:
+        k = self.pipeline.config.k
+        grounded = result.grounding.answers if result.grounding else []
+        out: dict[str, list[int]] = {
+            "1+7": [n for n, _ in result.vss_ranked[:k]],
+            "1-5": [n for n, _ in sorted(grounded, key=lambda a: (a[1], a[0]))],
+            "1-6": [c.node_id for c in result.graph_ranked],
+            "1-7": [c.node_id for c in result.pre_rerank],
+            "1-8": [a.node_id for a in result.answers],
+        }
+        for alpha in self.sweeps.get("alpha", []):
+            out[f"alpha={_fmt(alpha)}"] = self._recombine(question, result, alpha)
+        for l_max, pipe in self.l_max_pipelines.items():
+            again = pipe.ask(question, cypher=result.cypher or "",
+                             target_type=result.target_type)
+            out[f"l_max={l_max}"] = [a.node_id for a in again.answers]
+        for method in self.sweeps.get("reranker", []):
+            out[f"reranker={method}"] = self._rerank(question, result, method)
+        return out
+
+    def _recombine(self, question: str, result: AskResult, alpha: float) -> list[int]:
+        k = self.pipeline.config.k
+        quota = round(alpha * k)
+        graph = [replace(c) for c in result.graph_ranked[:quota]]  # combine marks them
+        vss = result.vss_ranked
+        if len(vss) < k + len(graph):
+            # the first pass fetched only as much plain search as its own alpha needed
+            types = [result.target_type] if result.target_type \
+                else self.pipeline.schema.candidate_types
+            qvec = query_vector(self.pipeline.store, self.pipeline.embedder, question)
+            vss = vss_strand(self.pipeline.store, qvec, types, k + len(graph))
+        return [c.node_id for c in combine(graph, vss, k)]
+
+    def _rerank(self, question: str, result: AskResult, method: str) -> list[int]:
+        before = [c.node_id for c in result.pre_rerank]
+        if method == "none" or self.pipeline.llm is None:
+            return before
+        if method == self.pipeline.config.reranker and result.answers:
+            return [a.node_id for a in result.answers]
+        scratch = replace(result, warnings=[])
+        positions = self.pipeline._rerank(question, [replace(c) for c in result.pre_rerank],
+                                          scratch, method=method)
+        if not positions:
+            return before
+        return sorted(before, key=lambda n: positions.get(n, len(before) + 1))

@@ -1,0 +1,151 @@
+"""The optional settings file: LLM endpoint, per-step models and effort, prompt folder.
+
+Looked up in this order, the first that exists wins: ``$AFR_CONFIG``, ``./afr.toml``,
+``$XDG_CONFIG_HOME/afr/config.toml`` (else ``~/.config/afr/config.toml``). Flags beat
+environment variables, which beat the file, which beats the built-in defaults::
+
+    [llm]
+    base_url = "http://localhost:8000/v1"
+    model = "gpt-oss-120b"
+    api_key_env = "MY_PROVIDER_KEY"   # read the key from this variable (or: api_key = "…")
+    timeout_s = 120
+    max_retries = 4
+
+    [llm.steps.target]                # target, cypher, rerank
+    effort = "medium"
+    [llm.steps.rerank]
+    model = "gpt-oss-20b"
+    effort = "low"
+
+    [prompts]
+    dir = "~/my-afr-prompts"
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from afr.errors import AfrError
+
+STEPS = ("target", "cypher", "rerank")
+EFFORTS = ("minimal", "low", "medium", "high")
+_LLM_KEYS = {"base_url": str, "model": str, "api_key": str, "api_key_env": str,
+             "timeout_s": (int, float), "max_retries": int, "temperature": (int, float),
+             "max_tokens": int, "reasoning_effort": str, "steps": dict}
+
+
+def config_path() -> Path | None:
+    """The settings file in use, or None when there is none."""
+    env = os.environ.get("AFR_CONFIG")
+    if env:
+        path = Path(env).expanduser()
+        if not path.is_file():
+            raise AfrError(f"AFR_CONFIG points to {path}, which is not a file")
+        return path
+    local = Path("afr.toml")
+    if local.is_file():
+        return local
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".config"
+    user = base / "afr" / "config.toml"
+    return user if user.is_file() else None
+
+
+@lru_cache(maxsize=8)
+def _read(path: str, mtime: float) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise AfrError(f"settings file {path}: {exc}") from None
+    except OSError as exc:
+        raise AfrError(f"settings file {path}: cannot read it ({exc.strerror})") from None
+    _check(path, data)
+    return data
+
+
+def _check(path: str, data: dict[str, Any]) -> None:
+    """Reject unknown keys and wrong types with the file and key named: a typo in a settings
+    file should not be silently ignored."""
+    known = {"llm", "prompts"}
+    for key in data:
+        if key not in known:
+            raise AfrError(f"settings file {path}: unknown section [{key}] "
+                           f"(known: {', '.join(sorted(known))})")
+    llm = data.get("llm", {})
+    if not isinstance(llm, dict):
+        raise AfrError(f"settings file {path}: 'llm' must be a table")
+    for key, value in llm.items():
+        if key not in _LLM_KEYS:
+            raise AfrError(f"settings file {path}: unknown key llm.{key}")
+        if not isinstance(value, _LLM_KEYS[key]) or isinstance(value, bool):
+            raise AfrError(f"settings file {path}: llm.{key} has the wrong type")
+    for step, spec in llm.get("steps", {}).items():
+        if step not in STEPS:
+            raise AfrError(f"settings file {path}: unknown step llm.steps.{step} "
+                           f"(steps: {', '.join(STEPS)})")
+        if not isinstance(spec, dict) or set(spec) - {"model", "effort"}:
+            raise AfrError(f"settings file {path}: llm.steps.{step} takes model and effort")
+        if "effort" in spec and spec["effort"] not in EFFORTS:
+            raise AfrError(f"settings file {path}: llm.steps.{step}.effort must be one of "
+                           f"{', '.join(EFFORTS)}")
+    prompts = data.get("prompts", {})
+    if not isinstance(prompts, dict) or set(prompts) - {"dir"}:
+        raise AfrError(f"settings file {path}: [prompts] takes only dir")
+
+
+def load_settings() -> dict[str, Any]:
+    """The parsed settings file (empty when there is none)."""
+    path = config_path()
+    if path is None:
+        return {}
+    return _read(str(path.resolve()), path.stat().st_mtime)
+
+
+def llm_settings() -> dict[str, Any]:
+    """LLMConfig fields from the [llm] table (api_key_env resolved, steps left out)."""
+    llm = dict(load_settings().get("llm", {}))
+    llm.pop("steps", None)
+    key_env = llm.pop("api_key_env", None)
+    if key_env and "api_key" not in llm:
+        value = os.environ.get(key_env)
+        if value:
+            llm["api_key"] = value
+    if "timeout_s" in llm:
+        llm["timeout_s"] = float(llm["timeout_s"])
+    if "temperature" in llm:
+        llm["temperature"] = float(llm["temperature"])
+    return llm
+
+
+def step_settings() -> tuple[dict[str, str], dict[str, str]]:
+    """Per-step (models, efforts) from [llm.steps]."""
+    steps = load_settings().get("llm", {}).get("steps", {})
+    models = {s: v["model"] for s, v in steps.items() if "model" in v}
+    efforts = {s: v["effort"] for s, v in steps.items() if "effort" in v}
+    return models, efforts
+
+
+def prompts_dir_setting() -> str | None:
+    value = load_settings().get("prompts", {}).get("dir")
+    return str(Path(value).expanduser()) if value else None
+
+
+def parse_step_pairs(pairs: tuple[str, ...], what: str,
+                     allowed: tuple[str, ...] | None = None) -> dict[str, str]:
+    """``("cypher=gpt-4o", "rerank=small")`` → a dict; a clear error for anything else."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        step, sep, value = pair.partition("=")
+        step, value = step.strip(), value.strip()
+        if not sep or step not in STEPS or not value:
+            raise AfrError(f"{what} takes STEP=VALUE with STEP one of {', '.join(STEPS)}; "
+                           f"got {pair!r}")
+        if allowed is not None and value not in allowed:
+            raise AfrError(f"{what} {step}: {value!r} is not one of {', '.join(allowed)}")
+        out[step] = value
+    return out

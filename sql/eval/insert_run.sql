@@ -1,0 +1,4 @@
+-- A new evaluation run; its settings (question source, split, sampling, pipeline knobs,
+-- sweeps) are kept in config so that `afr eval --resume` can carry on with the same ones.
+INSERT INTO eval_runs (eval_id, name, dataset, split, config, status, metrics)
+VALUES ($eval_id, $name, $dataset, $split, CAST($config AS JSON), $status, NULL)

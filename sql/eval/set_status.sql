@@ -1,0 +1,1 @@
+UPDATE eval_runs SET status = $status WHERE eval_id = $eval_id

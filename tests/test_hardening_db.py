@@ -1,0 +1,371 @@
+"""Database faults: dead connections, a restarted server, a locked file, a killed load,
+a full disk, a store we may not write.
+
+Each fault must end in a clear one-line message or be survived: a PostgreSQL store
+whose connection died reconnects on the next call; a load killed with SIGKILL leaves
+the store exactly as it was before the load.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from afr.cli import commands  # noqa: F401 - registers the commands
+from afr.cli.main import cli
+from click.testing import CliRunner
+from hostile import Tally, store_fingerprint
+from pgutil import pgdata_of
+from skbutil import TOY_SCHEMA, toy_skb, write_skb
+
+import afr
+from afr.errors import StoreError
+from afr.pipeline.ask import Pipeline
+from afr.pipeline.config import AskConfig
+from afr.store import DuckDBStore, PostgresStore, Store, open_store
+
+QUESTION = "Which paper by Thomas Kipf is about graph learning?"
+TALLY = Tally()
+AFR = [sys.executable, "-c", "from afr.cli.main import main; main()"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _print_tally() -> Iterator[None]:
+    yield
+    print("\n" + TALLY.table("database faults"))
+
+
+def big_skb(directory: Path, n_papers: int = 10_000, n_edges: int = 80_000,
+            seed: int = 0) -> Path:
+    """The toy schema, bigger: enough rows that a load takes a moment to kill."""
+    rng = random.Random(seed)
+    nodes = [{"id": f"p{i}", "type": "paper", "name": f"paper number {i}",
+              "text": f"about topic {i % 97}", "attrs": {"year": 1990 + i % 30}}
+             for i in range(n_papers)]
+    nodes += [{"id": f"a{i}", "type": "author", "name": f"author {i}"}
+              for i in range(n_papers // 4)]
+    seen: set[tuple[str, str, str]] = set()
+    while len(seen) < n_edges:
+        if rng.random() < 0.5:
+            seen.add((f"a{rng.randrange(n_papers // 4)}", "writes", f"p{rng.randrange(n_papers)}"))
+        else:
+            seen.add((f"p{rng.randrange(n_papers)}", "cites", f"p{rng.randrange(n_papers)}"))
+    return write_skb(directory, {**TOY_SCHEMA, "name": "big"}, nodes, sorted(seen))
+
+
+def _toy_store(store: Store, tmp: Path) -> Store:
+    afr.load_skb_dir(store, toy_skb(tmp / "skb"), progress=False)
+    afr.embed_store(store, afr.make_embedder("hash"), progress=False)
+    return store
+
+
+# -- PostgreSQL: a connection that dies ------------------------------------------------
+
+
+def _terminate(pg_url: str, store: PostgresStore) -> None:
+    pid = store.con.info.backend_pid
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+    for _ in range(100):  # the backend exits asynchronously
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            if not admin.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s",
+                                 (pid,)).fetchall():
+                return
+        time.sleep(0.02)
+
+
+@pytest.mark.postgres
+def test_terminated_backend_reconnects(pg_url: str, pg_schema_name: str,
+                                       tmp_path: Path) -> None:
+    store = _toy_store(PostgresStore(pg_url, schema=pg_schema_name), tmp_path)
+    try:
+        pipeline = Pipeline(store, AskConfig(offline=True, k=5))
+        first = pipeline.ask(QUESTION)
+        for round_ in range(5):
+            _terminate(pg_url, store)
+            result = pipeline.ask(QUESTION)  # the first statement finds the dead session
+            assert [a.ext_id for a in result.answers] == [a.ext_id for a in first.answers]
+            assert store.reconnects == round_ + 1
+            TALLY.add("pg backend terminated", "reconnected")
+        # Killed between the queries and the run-log transaction: the probe before BEGIN
+        # reconnects, so the run is still logged.
+        _terminate(pg_url, store)
+        with store.transaction():
+            store.run("meta/set.sql", {"key": "probe", "value": "1"})
+        assert store.get_meta("probe") == "1"
+        TALLY.add("pg backend terminated", "reconnected before BEGIN")
+        runs = store.query("SELECT count(*) FROM runs")[0][0]
+        assert runs == 6
+    finally:
+        store.close()
+
+
+@pytest.mark.postgres
+def test_dead_connection_inside_a_transaction_is_reported(pg_url: str, pg_schema_name: str,
+                                                          tmp_path: Path) -> None:
+    store = _toy_store(PostgresStore(pg_url, schema=pg_schema_name), tmp_path)
+    try:
+        before = store_fingerprint(store)
+        with pytest.raises(StoreError, match="connection") as info, store.transaction():
+            store.run("meta/set.sql", {"key": "half", "value": "done"})
+            _terminate(pg_url, store)
+            store.run("meta/set.sql", {"key": "other", "value": "x"})
+        assert "\n" not in str(info.value)
+        # Nothing of the transaction is replayed on the new connection; all is as before.
+        assert store.get_meta("half") is None
+        assert store_fingerprint(store) == before
+        TALLY.add("pg backend terminated", "in transaction: reported, rolled back")
+    finally:
+        store.close()
+
+
+@pytest.mark.postgres
+def test_transaction_cut_by_a_lost_connection_runs_again_whole(
+        pg_url: str, pg_schema_name: str, tmp_path: Path) -> None:
+    store = _toy_store(PostgresStore(pg_url, schema=pg_schema_name), tmp_path)
+    attempts: list[int] = []
+
+    def work() -> None:
+        attempts.append(1)
+        store.run("meta/set.sql", {"key": "first", "value": str(len(attempts))})
+        if len(attempts) == 1:
+            _terminate(pg_url, store)  # the server goes away mid-transaction
+        store.run("meta/set.sql", {"key": "second", "value": str(len(attempts))})
+
+    try:
+        store.run_in_transaction(work)
+        assert len(attempts) == 2
+        # Both writes come from the second, complete run; nothing of the first survived.
+        assert store.get_meta("first") == "2" and store.get_meta("second") == "2"
+        TALLY.add("pg backend terminated", "transaction re-run whole")
+    finally:
+        store.close()
+
+
+
+
+@pytest.mark.postgres
+def test_server_restart_during_questions(pg_url: str, pg_schema_name: str,
+                                         tmp_path: Path) -> None:
+    pgdata = pgdata_of(pg_url)
+    if pgdata is None or os.environ.get("AFR_TEST_DATABASE_URL"):
+        pytest.skip("needs the pgserver test server, which this test restarts")
+    from pgserver._commands import pg_ctl
+
+    store = _toy_store(PostgresStore(pg_url, schema=pg_schema_name), tmp_path)
+    try:
+        pipeline = Pipeline(store, AskConfig(offline=True, k=5))
+        expected = [a.ext_id for a in pipeline.ask(QUESTION).answers]
+        user = "pgserver" if os.geteuid() == 0 else None
+        pg_ctl(["-w", "-m", "fast", "restart"], pgdata=pgdata, user=user, timeout=60)
+        result = pipeline.ask(QUESTION)
+        assert [a.ext_id for a in result.answers] == expected
+        assert store.reconnects >= 1
+        TALLY.add("pg server restarted", "reconnected")
+    finally:
+        store.close()
+
+
+# -- DuckDB: a file locked by another process --------------------------------------------
+
+
+def test_duckdb_locked_by_another_process(tmp_path: Path) -> None:
+    db = tmp_path / "locked.duckdb"
+    _toy_store(DuckDBStore(db), tmp_path).close()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+         "print('ready', flush=True); time.sleep(60)", str(db)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        runner = CliRunner()
+        for args in (["ask", QUESTION, "--offline"], ["sql", "SELECT 1"], ["info"],
+                     ["load", str(tmp_path / "skb"), "--replace"], ["embed"],
+                     ["cypher", "MATCH (y:paper)--(a {name: 'x'}) RETURN y", "--run"]):
+            result = runner.invoke(cli, ["--db", str(db), *args])
+            assert result.exit_code == 1, (args, result.output)
+            assert "in use by another process" in result.output, result.output
+            assert len(result.output.strip().splitlines()) == 1
+            TALLY.add("duckdb locked", "clear message")
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+# -- a load killed with SIGKILL ------------------------------------------------------------
+
+
+def _load_process(db: str, schema: str | None, skb: Path) -> subprocess.Popen:
+    args = [*AFR, "--db", db] + (["--schema", schema] if schema else [])
+    return subprocess.Popen([*args, "--no-progress", "load", str(skb), "--replace"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _open(db: str, schema: str | None) -> Store:
+    return open_store(db, schema=schema)
+
+
+@pytest.mark.parametrize("kind", ["duckdb", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_load_killed_half_way_keeps_the_previous_state(kind: str, tmp_path: Path,
+                                                       request: pytest.FixtureRequest) -> None:
+    if kind == "duckdb":
+        db, schema = str(tmp_path / "store.duckdb"), None
+    else:
+        db, schema = request.getfixturevalue("pg_url"), "k_" + uuid.uuid4().hex[:10]
+    store = _toy_store(_open(db, schema), tmp_path)
+    before = store_fingerprint(store)
+    store.close()
+    skb = big_skb(tmp_path / "big")
+    # How long a whole load takes here (process start included), on a scratch store.
+    scratch_db = str(tmp_path / "scratch.duckdb") if kind == "duckdb" else db
+    scratch_schema = None if kind == "duckdb" else schema + "_s"
+    started = time.perf_counter()
+    assert _load_process(scratch_db, scratch_schema, skb).wait(timeout=300) == 0
+    full = time.perf_counter() - started
+    scratch = _open(scratch_db, scratch_schema)
+    after_full = store_fingerprint(scratch)
+    scratch.close()
+    killed = 0
+    for fraction in (0.5, 0.8):
+        proc = _load_process(db, schema, skb)
+        time.sleep(full * fraction)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            killed += 1
+        code = proc.wait(timeout=60)
+        opened = _open(db, schema)
+        state = store_fingerprint(opened)
+        opened.close()
+        if code == -signal.SIGKILL:
+            assert state == before, f"killed at {fraction:.0%} of a load: store changed"
+            TALLY.add(f"load killed ({kind})", "previous state")
+            break
+        else:  # the load won the race: then it is complete
+            assert code == 0 and state["nodes"] == after_full["nodes"]
+            TALLY.add(f"load killed ({kind})", "finished before the kill")
+            break
+    assert killed >= 1
+    # The store is still usable after the kill: it answers.
+    opened = _open(db, schema)
+    try:
+        result = Pipeline(opened, AskConfig(offline=True, k=5, log=False)).ask(QUESTION)
+        assert result.answers[0].ext_id == "p3"
+    finally:
+        opened.close()
+
+
+# -- full disk, no permission ------------------------------------------------------------
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 3 MB tmpfs (needs root and mount rights; skipped elsewhere)."""
+    mount = tmp_path / "tiny"
+    mount.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small file system needs root")
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mount)],
+                          capture_output=True)
+    if done.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_disk_full_is_a_clear_message(tiny_disk: Path, tmp_path: Path) -> None:
+    skb = big_skb(tmp_path / "big", n_papers=20_000, n_edges=100_000)
+    db = tiny_disk / "store.duckdb"
+    done = subprocess.run([*AFR, "--db", str(db), "--no-progress", "load", str(skb)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("afr: error:"), done.stderr
+    assert "disk is full" in lines[0] or "No space left" in lines[0], lines[0]
+    assert "Traceback" not in done.stderr
+    TALLY.add("disk full", "clear message")
+    # An existing store on a disk that fills up during `afr ask` keeps its SKB.
+    small = tiny_disk / "small.duckdb"
+    _toy_store(DuckDBStore(small), tmp_path).close()
+    filler = tiny_disk / "filler"
+    with open(filler, "wb") as fh, pytest.raises(OSError):
+        while True:
+            fh.write(b"\0" * 65536)
+            fh.flush()
+    asked = subprocess.run([*AFR, "--db", str(small), "ask", QUESTION, "--offline"],
+                           capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in asked.stderr and "internal error" not in asked.stderr, \
+        asked.stderr
+    # The answers come through; only the run log could not be written, and it says so.
+    assert asked.returncode == 0, asked.stderr
+    assert "Kipf" in asked.stdout or "GCN" in asked.stdout
+    assert "not logged" in asked.stderr and "disk is full" in asked.stderr, asked.stderr
+    filler.unlink()
+    check = DuckDBStore(small)
+    assert check.query("SELECT count(*) FROM nodes")[0][0] == 8
+    check.close()
+    TALLY.add("disk full", "answered, run not logged")
+
+
+@pytest.fixture
+def read_only_dir(tmp_path: Path) -> Iterator[Path]:
+    """A directory holding a toy store that this process may not write: by mode bits, or
+    for root (whom mode bits do not stop) a read-only bind mount."""
+    base = tmp_path / "ro"
+    base.mkdir()
+    _toy_store(DuckDBStore(base / "store.duckdb"), tmp_path).close()
+    if os.geteuid() != 0:
+        (base / "store.duckdb").chmod(0o444)
+        base.chmod(0o555)
+        yield base
+        base.chmod(0o755)
+        return
+    bound = subprocess.run(["mount", "--bind", str(base), str(base)], capture_output=True)
+    if bound.returncode != 0:
+        pytest.skip("cannot bind-mount here")
+    try:
+        subprocess.run(["mount", "-o", "remount,ro,bind", str(base)], check=True,
+                       capture_output=True)
+        yield base
+    finally:
+        subprocess.run(["umount", "-l", str(base)], check=False)
+
+
+def test_permission_denied_is_a_clear_message(read_only_dir: Path, tmp_path: Path) -> None:
+    base = read_only_dir
+    db = base / "store.duckdb"
+    skb = toy_skb(tmp_path / "skb2")
+    cases = {
+        "load into a read-only store": ["--db", str(db), "load", str(skb), "--replace"],
+        "new store in a read-only dir": ["--db", str(base / "new.duckdb"), "load", str(skb)],
+        "new dir under a read-only dir": ["--db", str(base / "sub" / "x.duckdb"), "load",
+                                          str(skb)],
+        "ask on a read-only store": ["--db", str(db), "ask", QUESTION, "--offline"],
+        "embed on a read-only store": ["--db", str(db), "embed"],
+    }
+    for name, args in cases.items():
+        done = subprocess.run([*AFR, *args], capture_output=True, text=True, timeout=120)
+        assert "Traceback" not in done.stderr and "internal error" not in done.stderr, \
+            (name, done.stderr)
+        assert done.returncode == 1, (name, done.stdout, done.stderr)
+        last = done.stderr.strip().splitlines()[-1]
+        assert last.startswith("afr: error:"), (name, last)
+        assert "ermission" in last or "ead-only file system" in last, (name, last)
+        TALLY.add("permission denied", "clear message")
+    # Reading still works: `afr sql` needs no write access.
+    done = subprocess.run([*AFR, "--db", str(db), "sql", "SELECT count(*) AS n FROM nodes",
+                           "--json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [{"n": 8}]
+    TALLY.add("permission denied", "read-only use works")

@@ -1,0 +1,165 @@
+"""The settings file: LLM endpoint, per-step models and effort, prompt folder; precedence
+flags > environment > file > defaults; clear one-line errors for broken files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from afr.cli import commands  # noqa: F401 - registers the commands
+from afr.cli.main import cli
+from click.testing import CliRunner
+from fake_openai import FakeOpenAI, Reply, prompt_text
+
+from afr.demo_store import ensure_demo_store
+from afr.llm import LLMConfig
+from afr.pipeline.ask import Pipeline
+from afr.pipeline.config import AskConfig
+from afr.store import DuckDBStore
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in ("AFR_LLM_BASE_URL", "AFR_LLM_MODEL", "AFR_LLM_API_KEY", "OPENAI_API_KEY",
+                 "AFR_LLM_TIMEOUT", "AFR_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.chdir(tmp_path)
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_file_then_env_then_flags(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    cfg = write(tmp_path / "c.toml", '[llm]\nbase_url = "http://file/v1"\nmodel = "file-m"\n'
+                'api_key_env = "MY_KEY"\ntimeout_s = 7\n')
+    monkeypatch.setenv("AFR_CONFIG", str(cfg))
+    monkeypatch.setenv("MY_KEY", "sekrit")
+    config = LLMConfig.from_env()
+    assert (config.base_url, config.model, config.api_key, config.timeout_s) == (
+        "http://file/v1", "file-m", "sekrit", 7.0)
+    monkeypatch.setenv("AFR_LLM_MODEL", "env-m")
+    assert LLMConfig.from_env().model == "env-m"
+    assert LLMConfig.from_env(model="flag-m").model == "flag-m"
+
+
+def test_lookup_order(tmp_path: Path) -> None:
+    assert not LLMConfig.from_env().configured
+    write(tmp_path / "xdg" / "afr" / "config.toml", '[llm]\nmodel = "user"\n')
+    assert LLMConfig.from_env().model == "user"
+    write(tmp_path / "afr.toml", '[llm]\nmodel = "local"\n')  # ./afr.toml wins over the user's
+    assert LLMConfig.from_env().model == "local"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[llm\nmodel = 1", "settings file"),
+    ('[llm]\nmodle = "x"\n', "unknown key llm.modle"),
+    ('[llm]\ntimeout_s = "soon"\n', "llm.timeout_s has the wrong type"),
+    ('[llm.steps.rewrite]\nmodel = "x"\n', "unknown step llm.steps.rewrite"),
+    ('[llm.steps.rerank]\neffort = "huge"\n', "effort must be one of"),
+    ('[server]\nport = 1\n', "unknown section [server]"),
+])
+def test_broken_files_are_one_line_errors(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                          text: str, message: str) -> None:
+    monkeypatch.setenv("AFR_CONFIG", str(write(tmp_path / "bad.toml", text)))
+    result = CliRunner().invoke(cli, ["--db", str(tmp_path / "x.duckdb"), "ask", "anything"])
+    assert result.exit_code != 0
+    assert message in result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_missing_afr_config_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("AFR_CONFIG", str(tmp_path / "nope.toml"))
+    result = CliRunner().invoke(cli, ["--db", str(tmp_path / "x.duckdb"), "ask", "anything"])
+    assert result.exit_code != 0 and "AFR_CONFIG points to" in result.output
+
+
+def test_bad_timeout_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    from afr.errors import LLMError
+
+    monkeypatch.setenv("AFR_LLM_TIMEOUT", "soon")
+    with pytest.raises(LLMError, match="AFR_LLM_TIMEOUT"):
+        LLMConfig.from_env()
+
+
+@pytest.fixture(scope="module")
+def demo_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return ensure_demo_store(tmp_path_factory.mktemp("demo") / "demo.duckdb", progress=False)
+
+
+CYPHER = ("MATCH (y:exception)-[:module_defines_exception]-(m:module {name: 'calendar'}) "
+          "RETURN y")
+
+
+def responder(request: dict) -> Reply:
+    text = prompt_text(request)
+    if "Cypher" in text:
+        return Reply(CYPHER)
+    if "Rank all" in text:
+        return Reply("1, 2")
+    return Reply("exception")
+
+
+def test_step_models_and_effort_reach_the_server(monkeypatch: pytest.MonkeyPatch,
+                                                  tmp_path: Path, demo_path: Path) -> None:
+    with FakeOpenAI(responder) as server:
+        cfg = write(tmp_path / "c.toml", f'[llm]\nbase_url = "{server.base_url}"\n'
+                    'model = "main-model"\n[llm.steps.cypher]\nmodel = "cypher-model"\n'
+                    'effort = "high"\n[llm.steps.rerank]\neffort = "minimal"\n')
+        monkeypatch.setenv("AFR_CONFIG", str(cfg))
+        store = DuckDBStore(demo_path)
+        try:
+            pipeline = Pipeline(store, AskConfig(reranker="listwise", log=False,
+                                                 use_cache=False))
+            pipeline.ask("Which exceptions does the calendar module define?")
+        finally:
+            store.close()
+        by_step = {}
+        for request in server.chat_requests():
+            text = prompt_text(request)
+            step = "cypher" if "Cypher" in text else "rerank" if "Rank all" in text \
+                else "target"
+            by_step[step] = (request["model"], request.get("reasoning_effort"))
+    assert by_step["cypher"] == ("cypher-model", "high")
+    assert by_step["rerank"] == ("main-model", "minimal")
+    assert by_step["target"] == ("main-model", "medium")
+
+
+def test_cli_step_flags_beat_the_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                      demo_path: Path) -> None:
+    with FakeOpenAI(responder) as server:
+        cfg = write(tmp_path / "c.toml", '[llm]\nmodel = "main-model"\n'
+                    '[llm.steps.cypher]\nmodel = "cypher-model"\n')
+        monkeypatch.setenv("AFR_CONFIG", str(cfg))
+        result = CliRunner().invoke(cli, [
+            "--db", str(demo_path), "ask", "Which exceptions does calendar define?",
+            "--llm-url", server.base_url, "--step-model", "cypher=flag-model",
+            "--effort", "target=low", "--reranker", "none", "--no-log", "--no-cache"])
+        assert result.exit_code == 0, result.output
+        models = {("Cypher" in prompt_text(r), r["model"], r.get("reasoning_effort"))
+                  for r in server.chat_requests()}
+    assert (True, "flag-model", "medium") in models
+    assert (False, "main-model", "low") in models
+
+
+def test_cli_bad_step_flag(tmp_path: Path, demo_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["--db", str(demo_path), "ask", "q",
+                                      "--step-model", "rewrite=x"])
+    assert result.exit_code != 0 and "--step-model takes STEP=VALUE" in result.output
+
+
+def test_broken_user_prompt_template_is_one_line_error(tmp_path: Path,
+                                                        demo_path: Path) -> None:
+    prompts = tmp_path / "prompts"
+    write(prompts / "target_type.j2", "[user]\n{{ question | nosuchfilter }}\n")
+    with FakeOpenAI(responder) as server:
+        result = CliRunner().invoke(cli, [
+            "--db", str(demo_path), "ask", "Which exceptions does calendar define?",
+            "--llm-url", server.base_url, "--llm-model", "m", "--prompts", str(prompts),
+            "--no-log"])
+        assert not server.chat_requests()
+    assert result.exit_code != 0
+    assert "prompt template target_type.j2" in result.output and "Traceback" not in result.output

@@ -1,0 +1,93 @@
+"""PostgreSQL answers vector searches through its HNSW index (not a scan of every vector),
+and falls back to the exact search when a type filter leaves too few approximate hits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from skbutil import write_skb
+
+from afr import vectors
+from afr.embed.hashing import HashingEmbedder
+from afr.load import load_skb_dir
+from afr.store import PostgresStore
+from afr.store.base import render_template
+from afr.vectors import embed_store, search
+
+WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "kappa", "lambda", "sigma", "omega", "rho", "tau", "phi", "chi", "psi", "iota", "eta", "nu", "xi"]
+
+
+@pytest.fixture
+def embedded_pg(pg_store: PostgresStore, tmp_path: Path) -> PostgresStore:
+    rng = np.random.default_rng(7)
+    nodes = []
+    for i in range(600):
+        kind = "rare" if i % 100 == 0 else "common"  # 1 % of the nodes are "rare"
+        words = " ".join(rng.choice(WORDS, size=6))
+        nodes.append({"id": i, "type": kind, "name": f"n{i} {words}", "text": words})
+    schema = {"name": "ann", "directed": False,
+              "node_types": {"common": {}, "rare": {}},
+              "edge_types": {"r": {"source": "common", "target": "common"}}}
+    load_skb_dir(pg_store, write_skb(tmp_path / "skb", schema, nodes, [(1, "r", 2)]),
+                 progress=False)
+    embed_store(pg_store, HashingEmbedder(64), progress=False)
+    return pg_store
+
+
+def exact(store: PostgresStore, vec: np.ndarray, k: int, types: list[str] | None) -> list[int]:
+    rows = store.run("vss/topk.sql", {"q": [float(x) for x in vec], "k": k, "types": types},
+                     variant="doc", dim=64, types=bool(types), ids=False, exclude=False)
+    return [int(r[0]) for r in rows]
+
+
+@pytest.mark.postgres
+def test_unfiltered_search_is_planned_on_the_index(embedded_pg: PostgresStore) -> None:
+    assert embedded_pg.has_vector_index("doc")
+    statements = render_template("vss/topk_ann.pg.sql", embedded_pg.dialect, variant="doc",
+                                 dim=64, ef_search=40, types=False, exclude=False)
+    vec = HashingEmbedder(64).embed(["alpha beta gamma"])[0]
+    with embedded_pg.lock:
+        embedded_pg.execute("SET enable_seqscan = off")  # a 600-row table would be scanned
+        try:
+            plan = "\n".join(r[0] for r in embedded_pg.query(
+                "EXPLAIN " + statements[-1], {"q": [float(x) for x in vec], "k": 10,
+                                              "fetch": 11}))
+        finally:
+            embedded_pg.execute("RESET enable_seqscan")
+    assert "emb_doc_hnsw" in plan
+
+
+@pytest.mark.postgres
+def test_approximate_results_agree_with_exact(embedded_pg: PostgresStore,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    answered: list[bool] = []
+    real = vectors._search_ann
+
+    def spy(*args, **kwargs):
+        rows = real(*args, **kwargs)
+        answered.append(rows is not None)
+        return rows
+
+    monkeypatch.setattr(vectors, "_search_ann", spy)
+    embedder = HashingEmbedder(64)
+    agree = total = 0
+    for text in ("alpha beta", "sigma omega rho", "n5 kappa", "theta", "xi nu eta"):
+        vec = embedder.embed([text])[0]
+        for types in (None, ["common"]):
+            got = [i for i, _ in search(embedded_pg, "doc", vec, 10, types=types)]
+            want = exact(embedded_pg, vec, 10, types)
+            assert len(got) == 10 and len(set(got)) == 10
+            agree += len(set(got) & set(want))
+            total += 10
+    assert agree / total >= 0.8  # HNSW is approximate; on 600 nodes it is nearly exact
+    assert answered.count(True) >= 5  # the unfiltered searches went through the index
+
+
+@pytest.mark.postgres
+def test_rare_type_filter_is_exact_and_complete(embedded_pg: PostgresStore) -> None:
+    vec = HashingEmbedder(64).embed(["alpha"])[0]
+    got = search(embedded_pg, "doc", vec, 6, types=["rare"])
+    assert [i for i, _ in got] == exact(embedded_pg, vec, 6, ["rare"])
+    assert len(got) == 6  # all six rare nodes, though few are near the query
