@@ -102,8 +102,17 @@ def _relations_block(groups: list[RelationGroup], labels: dict[str, str], indent
     return lines
 
 
-def build_documents(store: Store, ids: Sequence[int], variant: str = "doc") -> dict[int, str]:
-    """Documents for ``ids`` in the given variant (``doc`` or ``doc_rel``)."""
+TWO_HOP_CACHE_NODES = 100_000
+
+
+def build_documents(store: Store, ids: Sequence[int], variant: str = "doc", *,
+                    two_hop_cache: dict[int, list[RelationGroup]] | None = None
+                    ) -> dict[int, str]:
+    """Documents for ``ids`` in the given variant (``doc`` or ``doc_rel``).
+
+    ``two_hop_cache`` carries second-hop relation groups from one batch to the next: the
+    same few hubs (a brand, a venue) are the single neighbour of thousands of nodes, and
+    their relations would otherwise be read and sorted again for every batch."""
     schema = store.skb_schema()
     type_labels = {t.type: t.label for t in schema.node_types.values()}
     edge_labels = {t.type: t.label for t in schema.edge_types.values()}
@@ -115,7 +124,17 @@ def build_documents(store: Store, ids: Sequence[int], variant: str = "doc") -> d
     # Second hops only through relations the node has exactly one of (1-1 / n-1).
     single = {(i, g.edge_type, g.direction): g.first_other
               for i, groups in one_hop.items() for g in groups if g.total == 1}
-    two_hop = fetch_relations(store, sorted(set(single.values())), TWO_HOP_CAP)
+    wanted = sorted(set(single.values()))
+    if two_hop_cache is None:
+        two_hop = fetch_relations(store, wanted, TWO_HOP_CAP)
+    else:
+        missing = [i for i in wanted if i not in two_hop_cache]
+        fetched = fetch_relations(store, missing, TWO_HOP_CAP)
+        if len(two_hop_cache) + len(missing) > TWO_HOP_CACHE_NODES:
+            two_hop_cache.clear()
+        for i in missing:
+            two_hop_cache[i] = fetched.get(i, [])
+        two_hop = {i: two_hop_cache.get(i, fetched.get(i, [])) for i in wanted}
     for node_id, doc in docs.items():
         groups = one_hop.get(node_id, [])
         if not groups:

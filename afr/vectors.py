@@ -75,10 +75,11 @@ def embed_store(
         else:
             missing = [int(r[0]) for r in store.run("embed/all_ids.sql")]
         done = 0
+        two_hop_cache: dict = {}
         with bar(len(missing), f"embedding {variant}", enabled=progress, unit="node") as pbar:
             for start in range(0, len(missing), batch_size):
                 ids = missing[start:start + batch_size]
-                docs = build_documents(store, ids, variant)
+                docs = build_documents(store, ids, variant, two_hop_cache=two_hop_cache)
                 vectors = _embed_checked(embedder, [docs.get(i, "") for i in ids])
                 dim = vectors.shape[1]
                 with store.transaction():

@@ -31,7 +31,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-AFR = [sys.executable, "-c", "from afr.cli.main import main; main()"]
+# -P: no current directory on sys.path, so a source checkout in the working directory
+# cannot shadow the installed package (its cli/ and sql/ only join afr when installed).
+AFR = [sys.executable, "-P", "-c", "from afr.cli.main import main; main()"]
 
 HUB = "Hub Author"
 SCHEMA = {
@@ -224,7 +226,7 @@ def hub_queries(db: str, schema: str | None, repeat: int) -> dict:
         info: dict = {}
         for _ in range(repeat):
             code, wall, peak, stdout, err = run_measured(
-                [sys.executable, "-c", ONE_ASK, db, schema or "", cypher])
+                [sys.executable, "-P", "-c", ONE_ASK, db, schema or "", cypher])
             if code != 0:
                 raise SystemExit(f"{name} failed: {err.strip()[-800:]}")
             info = json.loads(stdout.strip().splitlines()[-1])
@@ -276,7 +278,7 @@ print(json.dumps(out))
 
 def megabyte(db: str, schema: str | None) -> dict:
     code, wall, peak, out, err = run_measured(
-        [sys.executable, "-c", MEGABYTE, db, schema or "", str(ROOT / "tests")])
+        [sys.executable, "-P", "-c", MEGABYTE, db, schema or "", str(ROOT / "tests")])
     if code != 0:
         raise SystemExit(f"1 MB strings failed: {err.strip()[-800:]}")
     return {**json.loads(out.strip().splitlines()[-1]), "peak_rss_mb": peak}

@@ -131,3 +131,15 @@ def test_embedding_resumes_after_failure(loaded: Store) -> None:
 def test_search_without_vectors(loaded: Store) -> None:
     with pytest.raises(EmbeddingError, match="afr embed"):
         search(loaded, "doc", np.zeros(4, dtype=np.float32), 3)
+
+
+def test_two_hop_cache_gives_the_same_documents(loaded: Store) -> None:
+    ids = sorted(i for (i,) in loaded.query("SELECT id FROM nodes"))
+    plain = build_documents(loaded, ids, "doc_rel")
+    cache: dict = {}
+    batched: dict[int, str] = {}
+    for start in range(0, len(ids), 2):  # small batches: later ones reuse cached hops
+        batched.update(build_documents(loaded, ids[start:start + 2], "doc_rel",
+                                       two_hop_cache=cache))
+    assert batched == plain
+    assert cache  # second hops were really cached

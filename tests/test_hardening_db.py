@@ -36,7 +36,9 @@ from afr.store import DuckDBStore, PostgresStore, Store, open_store
 
 QUESTION = "Which paper by Thomas Kipf is about graph learning?"
 TALLY = Tally()
-AFR = [sys.executable, "-c", "from afr.cli.main import main; main()"]
+# -P: no current directory on sys.path, so a source checkout in the working directory
+# cannot shadow the installed package (its cli/ and sql/ only join afr when installed).
+AFR = [sys.executable, "-P", "-c", "from afr.cli.main import main; main()"]
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -27,7 +27,9 @@ from skbutil import toy_skb
 import afr
 from afr.store import DuckDBStore, PostgresStore
 
-AFR = [sys.executable, "-c", "from afr.cli.main import main; main()"]
+# -P: no current directory on sys.path, so a source checkout in the working directory
+# cannot shadow the installed package (its cli/ and sql/ only join afr when installed).
+AFR = [sys.executable, "-P", "-c", "from afr.cli.main import main; main()"]
 CYPHER = "MATCH (y:paper)<-[:author_writes_paper]-(a:author {name: 'Thomas Kipf'}) RETURN y"
 
 # One fault per question kind; the question text picks it.
