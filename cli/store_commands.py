@@ -83,8 +83,7 @@ def load(ctx: Context, source: Path, fmt: str, dataset: str | None, replace: boo
 
 
 def _new_duckdb_file(ctx: Context) -> Path | None:
-    from afr.store import resolve_db
-    from afr.store.postgres_store import is_postgres_url
+    from afr.store import is_postgres_url, resolve_db
 
     target = resolve_db(ctx.db)
     if is_postgres_url(target):

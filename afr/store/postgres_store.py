@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import tempfile
 import threading
@@ -18,6 +17,7 @@ import psycopg
 from psycopg import sql as pgsql
 
 from afr.errors import StoreConnectionError, StoreError
+from afr.store import default_schema, is_postgres_url  # noqa: F401 - re-exported
 from afr.store.base import SKB_TABLES, Store, check_identifier, redact_url
 from afr.store.dialect import POSTGRES
 
@@ -284,10 +284,3 @@ def _store_error(exc: psycopg.Error) -> StoreError:
         return StoreConnectionError(f"PostgreSQL connection problem: {_first_line(exc)}")
     return StoreError(f"PostgreSQL: {_first_line(exc)}")
 
-
-def is_postgres_url(url: str) -> bool:
-    return bool(re.match(r"^postgres(ql)?(\+\w+)?://", url))
-
-
-def default_schema() -> str:
-    return os.environ.get("AFR_SCHEMA", "afr")
