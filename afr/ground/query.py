@@ -43,5 +43,4 @@ class GroundingResult:
     final_level: int | None
     levels: list[int]
     sql: list[str] = field(default_factory=list)
-    witnesses: dict[int, dict[str, int]] = field(default_factory=dict)
     seconds: float = 0.0

@@ -6,7 +6,7 @@ import time
 
 from afr.ground.compile import CompiledGrounding, compile_grounding
 from afr.ground.query import GroundingQuery, GroundingResult
-from afr.ground.schedule import cut_at_k, scope_schedule
+from afr.ground.schedule import cut_at_k, level_of_rank, scope_schedule
 from afr.store.base import Store
 
 MAX_ROUNDS = 1000
@@ -25,6 +25,53 @@ def ground(store: Store, query: GroundingQuery, *, k: int = 20, l_max: int = 100
     kept, final = cut_at_k(answers, schedule, k)
     return GroundingResult(kept, final, schedule, sql=compiled.statements,
                            seconds=time.perf_counter() - started)
+
+
+WITNESSES_PER_LINK = 3
+
+
+def witnesses(store: Store, query: GroundingQuery, answers: list[tuple[int, int]], *,
+              l_max: int = 100) -> dict[int, dict[str, list[dict[str, int]]]]:
+    """Which named entities link each answer: for every single-hop triplet between the
+    target and a constant, up to three of the constant's candidates next to the answer that
+    were in scope at the answer's level (``node``, ``rank``, ``level``). Longer paths are
+    not expanded here: their constants' candidates are in ``run_symbols``."""
+    if not answers:
+        return {}
+    schedule = scope_schedule(l_max)
+    directed = store.get_meta("skb_directed") == "true"
+    out: dict[int, dict[str, list[dict[str, int]]]] = {node: {} for node, _ in answers}
+    for t in query.triplets:
+        if t.max_hops != 1 or query.target not in (t.head, t.tail) or t.head == t.tail:
+            continue
+        other = t.tail if t.head == query.target else t.head
+        sym = query.symbols[other]
+        if sym.candidates is None:
+            continue
+        ranks, cands, cand_lvls = {}, [], []
+        for rank, node in enumerate(sym.candidates, 1):
+            level = level_of_rank(rank, schedule)
+            if level is None:
+                break
+            ranks[int(node)] = rank
+            cands.append(int(node))
+            cand_lvls.append(level)
+        # the answer is the edge's head when the triplet reads (target)-[r]->(other)
+        forward = ({"match": "src", "out": "dst"} if t.head == query.target
+                   else {"match": "dst", "out": "src"})
+        ways = [forward]
+        if not directed or not t.directed:
+            ways.append({"match": forward["out"], "out": forward["match"]})
+        rows = store.run("ground/witness.sql", {
+            "ids": [n for n, _ in answers], "lvls": [lv for _, lv in answers],
+            "cands": cands, "cand_lvls": cand_lvls, "edge": t.edge_type,
+        }, ways=ways, edge=t.edge_type is not None)
+        for node, cand, level in rows:
+            links = out[int(node)].setdefault(other, [])
+            if len(links) < WITNESSES_PER_LINK and all(w["node"] != cand for w in links):
+                links.append({"node": int(cand), "rank": ranks[int(cand)],
+                              "level": int(level)})
+    return out
 
 
 def _params(stmt: str, params: dict) -> dict | None:

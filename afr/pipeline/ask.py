@@ -201,10 +201,11 @@ class Pipeline:
         qvec = query_vector(self.store, self.embedder, question)
         with timer.step("6_vss_grounded"):
             # all grounded answers are scored anyway; the quota cuts them (ablations use all)
-            result.graph_ranked = graph_strand(
-                self.store, qvec, grounded, len(grounded),
-                result.grounding.witnesses if result.grounding else None)
+            result.graph_ranked = graph_strand(self.store, qvec, grounded, len(grounded))
             graph_part = result.graph_ranked[:max(cfg.graph_quota, 0)]
+        if gquery is not None and result.graph_ranked:
+            with timer.step("provenance"):
+                self._provenance(gquery, result.graph_ranked[:cfg.k], result)
         with timer.step("7_vss_topup"):
             types = [result.target_type] if result.target_type else self.schema.candidate_types
             vss = vss_strand(self.store, qvec, types, cfg.k + len(graph_part))
@@ -232,6 +233,21 @@ class Pipeline:
                 # read-only) should not cost the user them.
                 result.warnings.append(f"this run was not logged ({exc})")
         return result
+
+    def _provenance(self, gquery: GroundingQuery, grounded: list[Candidate],
+                    result: AskResult) -> None:
+        """Each graph answer's level and the named entities that link it (afr.ground)."""
+        from afr.ground.run import witnesses
+
+        try:
+            links = witnesses(self.store, gquery,
+                              [(c.node_id, c.level or 0) for c in grounded],
+                              l_max=self.config.l_max)
+        except AfrError as exc:  # provenance is a courtesy: never lose the answers for it
+            result.warnings.append(f"provenance not recorded ({exc})")
+            links = {}
+        for c in grounded:
+            c.provenance = {"level": c.level, "linked_by": links.get(c.node_id, {})}
 
     # -- steps 1 and 2 -----------------------------------------------------------------
 

@@ -29,7 +29,6 @@ class Candidate:
 
 def graph_strand(
     store: Store, qvec: np.ndarray, grounded: Sequence[tuple[int, int]], quota: int,
-    witnesses: dict[int, dict[str, int]] | None = None,
 ) -> list[Candidate]:
     """Step 6: the first ``quota`` grounded answers by (level, similarity)."""
     if quota <= 0 or not grounded:
@@ -37,11 +36,7 @@ def graph_strand(
     level = {int(n): int(lv) for n, lv in grounded}
     scored = dict(search(store, "doc", qvec, len(level), ids=list(level)))
     order = sorted(level, key=lambda n: (level[n], -scored.get(n, -1.0), n))
-    return [
-        Candidate(n, "graph", level[n], scored.get(n),
-                  {"witness": (witnesses or {}).get(n, {})})
-        for n in order[:quota]
-    ]
+    return [Candidate(n, "graph", level[n], scored.get(n)) for n in order[:quota]]
 
 
 def vss_strand(
