@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from afr.ground.compile import CompiledGrounding, compile_grounding
 from afr.ground.query import GroundingQuery, GroundingResult
@@ -12,19 +13,55 @@ from afr.store.base import Store
 MAX_ROUNDS = 1000
 
 
+# Scope expansion usually stops early: constants are first grounded with the candidates of
+# levels up to FIRST_STAGE only, and with all l_max of them only when that finds < k answers.
+FIRST_STAGE = 8
+
+
 def ground(store: Store, query: GroundingQuery, *, k: int = 20, l_max: int = 100
            ) -> GroundingResult:
+    """Answers with their scope levels, cut at the first level with ≥ k of them.
+
+    An answer's level only depends on candidates up to that level, so grounding with each
+    constant's first FIRST_STAGE candidates yields exactly the answers of levels ≤
+    FIRST_STAGE; when they are already ≥ k, the stop rule fires there and the result is
+    the one of the full grounding, without expanding hubs for candidates it never needs."""
     started = time.perf_counter()
     directed = store.get_meta("skb_directed") == "true"
+    schedule = scope_schedule(l_max)
+    first = _first_stage(query, schedule)
+    if first is not None:
+        answers, statements = _answers(store, first, directed, k, l_max)
+        kept, final = cut_at_k(answers, schedule, k)
+        if len(kept) >= k:
+            return GroundingResult(kept, final, schedule, sql=statements,
+                                   seconds=time.perf_counter() - started)
+    answers, statements = _answers(store, query, directed, k, l_max)
+    kept, final = cut_at_k(answers, schedule, k)
+    return GroundingResult(kept, final, schedule, sql=statements,
+                           seconds=time.perf_counter() - started)
+
+
+def _first_stage(query: GroundingQuery, schedule: list[int]) -> GroundingQuery | None:
+    """The query with constants cut to their first FIRST_STAGE candidates, or None when
+    that would change nothing."""
+    if not schedule or schedule[-1] <= FIRST_STAGE:
+        return None
+    cut = {var: replace(sym, candidates=sym.candidates[:FIRST_STAGE])
+           for var, sym in query.symbols.items()
+           if sym.candidates is not None and len(sym.candidates) > FIRST_STAGE}
+    if not cut:
+        return None
+    return replace(query, symbols={**query.symbols, **cut})
+
+
+def _answers(store: Store, query: GroundingQuery, directed: bool, k: int, l_max: int
+             ) -> tuple[list[tuple[int, int]], list[str]]:
     compiled = compile_grounding(query, schema_directed=directed, dialect=store.dialect,
                                  k=k, l_max=l_max)
     rows = _run_cyclic(store, compiled, query) if compiled.cyclic else store.query(
         compiled.statements[-1], _params(compiled.statements[-1], compiled.params))
-    schedule = scope_schedule(l_max)
-    answers = [(int(node), int(level)) for node, level in rows]
-    kept, final = cut_at_k(answers, schedule, k)
-    return GroundingResult(kept, final, schedule, sql=compiled.statements,
-                           seconds=time.perf_counter() - started)
+    return [(int(node), int(level)) for node, level in rows], compiled.statements
 
 
 WITNESSES_PER_LINK = 3
