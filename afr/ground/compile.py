@@ -47,6 +47,17 @@ def component(query: GroundingQuery) -> tuple[list[str], list[GTriplet]]:
     return order, [t for t in query.triplets if t.head in seen and t.tail in seen]
 
 
+def edge_ways(t: GTriplet, *, from_tail: bool, schema_directed: bool) -> list[dict[str, str]]:
+    """How to walk a triplet over the stored edges, from the nodes at one end (the tail's
+    when ``from_tail``) to the other: which column to match them on, which to output. Both
+    ways when the triplet or the SKB is undirected."""
+    # from the tail: the tail is the edge's dst → match dst, output src.
+    forward = {"match": "dst", "out": "src"} if from_tail else {"match": "src", "out": "dst"}
+    if not schema_directed or not t.directed:
+        return [forward, {"match": forward["out"], "out": forward["match"]}]
+    return [forward]
+
+
 def is_tree(symbols: list[str], triplets: list[GTriplet]) -> bool:
     # Connected by construction: a tree has one edge fewer than nodes and no self-loops.
     return len(triplets) == len(symbols) - 1 and all(t.head != t.tail for t in triplets)
@@ -91,13 +102,7 @@ class _Builder:
 
     def ways(self, t: GTriplet, child_is_tail: bool) -> list[dict[str, str]]:
         """How to walk from the child's nodes to the parent's over the stored edges."""
-        # child is the tail: parent = src side → match the child on dst, output src.
-        forward = {"match": "dst", "out": "src"} if child_is_tail else {"match": "src",
-                                                                           "out": "dst"}
-        if not self.directed or not t.directed:
-            backward = {"match": forward["out"], "out": forward["match"]}
-            return [forward, backward]
-        return [forward]
+        return edge_ways(t, from_tail=child_is_tail, schema_directed=self.directed)
 
     def reach(self, source: str | None, source_type: str | None, t: GTriplet,
               child_is_tail: bool, restrict: str | None = None) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from afr.ground.compile import CompiledGrounding, compile_grounding
+from afr.ground.compile import CompiledGrounding, compile_grounding, edge_ways
 from afr.ground.query import GroundingQuery, GroundingResult
 from afr.ground.schedule import cut_at_k, level_of_rank, scope_schedule
 from afr.store.base import Store
@@ -93,12 +93,7 @@ def witnesses(store: Store, query: GroundingQuery, answers: list[tuple[int, int]
             ranks[int(node)] = rank
             cands.append(int(node))
             cand_lvls.append(level)
-        # the answer is the edge's head when the triplet reads (target)-[r]->(other)
-        forward = ({"match": "src", "out": "dst"} if t.head == query.target
-                   else {"match": "dst", "out": "src"})
-        ways = [forward]
-        if not directed or not t.directed:
-            ways.append({"match": forward["out"], "out": forward["match"]})
+        ways = edge_ways(t, from_tail=t.tail == query.target, schema_directed=directed)
         rows = store.run("ground/witness.sql", {
             "ids": [n for n, _ in answers], "lvls": [lv for _, lv in answers],
             "cands": cands, "cand_lvls": cand_lvls, "edge": t.edge_type,

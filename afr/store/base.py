@@ -22,7 +22,7 @@ import numpy as np
 from afr.errors import StoreConnectionError, StoreError
 from afr.resources import schema_dir, sql_dir
 from afr.skb import EdgeType, NodeType, SkbSchema
-from afr.store.dialect import Dialect
+from afr.store.dialect import Dialect, split_sql
 
 T = TypeVar("T")
 SCHEMA_VERSION = 2
@@ -66,14 +66,8 @@ def render_template(name: str, dialect: Dialect, **ctx: Any) -> list[str]:
     """
     text = _jinja().get_template(name).render(dialect=dialect.name, **ctx)
     if name.endswith((".pg.sql", ".duckdb.sql")):
-        return split_statements(text)
+        return split_sql(text)
     return dialect.finish(text)
-
-
-def split_statements(text: str) -> list[str]:
-    """Split a native template on ';' (they hold no semicolons inside literals)."""
-    body = "\n".join(ln for ln in text.splitlines() if not ln.strip().startswith("--"))
-    return [s.strip() for s in body.split(";") if s.strip()]
 
 
 class Store(ABC):

@@ -17,7 +17,6 @@ import psycopg
 from psycopg import sql as pgsql
 
 from afr.errors import StoreConnectionError, StoreError
-from afr.store import default_schema, is_postgres_url  # noqa: F401 - re-exported
 from afr.store.base import SKB_TABLES, Store, check_identifier, redact_url
 from afr.store.dialect import POSTGRES
 
@@ -37,6 +36,7 @@ class PostgresStore(Store):
         # One connection, many threads (the reranker): statements take turns.
         self.lock = threading.RLock()
         self._vector_indexes: set[str] = set()
+        self._type_counts: dict[str, int] | None = None
         self.reconnects = 0
         self._connect()
 
@@ -205,7 +205,15 @@ class PostgresStore(Store):
     def release_staging(self, staging: Any) -> None:
         staging.close()
 
+    def node_type_counts(self) -> dict[str, int]:
+        # Read on every approximate search (afr.vectors): kept until this store loads an SKB.
+        # Stale counts (another process reloaded) only tune how much a search over-fetches.
+        if self._type_counts is None:
+            self._type_counts = super().node_type_counts()
+        return self._type_counts
+
     def ingest_staged(self, staging: Any, replace: bool) -> None:
+        self._type_counts = None
         # DuckDB writes the staged tables as CSV (fast, parallel) and we stream the files
         # into COPY … FROM STDIN: no per-row Python work, bounded memory.
         self._exec_raw("pg/load_settings.pg.sql")
