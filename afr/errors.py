@@ -39,7 +39,3 @@ class EmbeddingError(AfrError):
 
 class LLMError(AfrError):
     """The LLM endpoint failed (unreachable, timed out, refused, bad reply)."""
-
-
-class CypherError(AfrError):
-    """A Cypher query could not be used at all (nothing parseable in it)."""

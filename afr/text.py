@@ -9,6 +9,7 @@ questions, Cypher, LLM replies — so every later step sees ordinary text.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _NUL = re.compile("\x00")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -19,3 +20,48 @@ def clean_text(text: str) -> str:
         text = str(text)
     text = _NUL.sub("", text)
     return _SURROGATE.sub("\ufffd", text)
+
+
+_THINK_TAGS = ("think", "thinking", "reasoning", "reflection")
+_HARMONY_FINAL = "<|channel|>final<|message|>"
+
+
+def strip_reasoning(text: str, *, answer_in: Callable[[str], object] = str.strip) -> str:
+    """A model's reply without its reasoning: <think>…</think> blocks (and <thinking>,
+    <reasoning>, <reflection>), a closing tag whose opening one the server cut off, and
+    gpt-oss "harmony" transcripts (only the final channel is the answer).
+
+    A reply cut off while still reasoning keeps that unfinished reasoning only when no part
+    outside it holds an answer (``answer_in`` is true of a part that does): then the
+    reasoning is all there is to read.
+    """
+    if _HARMONY_FINAL in text:
+        text = text[text.rfind(_HARMONY_FINAL) + len(_HARMONY_FINAL):]
+        for marker in ("<|end|>", "<|return|>", "<|call|>"):
+            text = text.replace(marker, " ")
+    low = text.lower()
+    for tag in _THINK_TAGS:
+        opening, closing = f"<{tag}>", f"</{tag}>"
+        if closing not in low and opening not in low:
+            continue
+        last_close = low.rfind(closing)
+        first_open = low.find(opening)
+        if last_close >= 0 and (first_open < 0 or first_open > last_close):
+            text, low = text[last_close + len(closing):], low[last_close + len(closing):]
+            continue
+        pieces, pos = [], 0
+        while True:
+            start = low.find(opening, pos)
+            if start < 0:
+                pieces.append(text[pos:])
+                break
+            pieces.append(text[pos:start])
+            end = low.find(closing, start)
+            if end < 0:  # cut off while still reasoning
+                if not any(answer_in(p) for p in pieces):
+                    pieces.append(text[start + len(opening):])
+                break
+            pos = end + len(closing)
+        text = "".join(pieces)
+        low = text.lower()
+    return text

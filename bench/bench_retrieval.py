@@ -66,7 +66,7 @@ def run_store(store, queries, embedder, memory: bool = False
 
     pipeline = Pipeline(store, AskConfig(offline=True, log=False), embedder=embedder)
     if memory:
-        from afr.memvec import use_memory_vectors
+        from afr.vectors.memory import use_memory_vectors
 
         t = time.perf_counter()
         use_memory_vectors(store)

@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 from afr.cypher import parse_cypher
+from afr.cypher.resolve import resolve
 from afr.ground import GroundingQuery, GSymbol, GTriplet, ground
 from afr.load import load_skb_dir
-from afr.pipeline.resolve import resolve
 from afr.store import open_store
 
 

@@ -7,12 +7,11 @@ import os
 from pathlib import Path
 
 import click
-from afr.cli.main import Context, cli, handle_errors
-from afr.cli.output import format_table
 
 from afr.errors import AfrError
 
-pass_ctx = click.make_pass_decorator(Context)
+from .context import Context, handle_errors, pass_ctx
+from .output import format_table
 
 
 def _open_for_questions(ctx: Context):
@@ -22,7 +21,7 @@ def _open_for_questions(ctx: Context):
     explicit = bool(ctx.db or os.environ.get("AFR_DB"))
     target = resolve_db(ctx.db)
     if not explicit and not Path(target).exists():
-        from afr.demo_store import ensure_demo_store
+        from afr.demo import ensure_demo_store
 
         target = str(ensure_demo_store(progress=ctx.progress))
     return open_store(target, schema=ctx.schema)
@@ -95,7 +94,7 @@ def _llm_options(f):
     return f
 
 
-@cli.command()
+@click.command()
 @click.argument("question")
 @retrieval_options
 @click.option("--concurrency", default=8, show_default=True, type=click.IntRange(1, 64),
@@ -207,7 +206,7 @@ def _explain(result) -> None:
     click.echo("")
 
 
-@cli.command()
+@click.command()
 @click.argument("cypher_text", metavar="CYPHER")
 @click.option("--json", "as_json", is_flag=True, help="Print the parsed query graph as JSON.")
 @click.option("--sql", "show_sql", is_flag=True, help="Print the grounding SQL.")
@@ -244,21 +243,19 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
     if not (show_sql or run_it):
         _print_graph(graph.to_dict())
         return
-    from afr.embed_spec import embedder_for_store
-    from afr.ground import compile_grounding, ground
-    from afr.pipeline.ask import _grounding_query
-    from afr.pipeline.filters import AttributeCatalog
-    from afr.pipeline.resolve import resolve
-    from afr.pipeline.symbols import retrieve_symbols
+    from afr.ground import compile_grounding
+    from afr.pipeline.ask import Pipeline
+    from afr.pipeline.config import AskConfig
 
     store = _open_for_questions(ctx)
-    schema = store.skb_schema()
-    resolved = resolve(graph, schema, mode=mode)  # type: ignore[arg-type]
-    for d in resolved.dropped:
+    # The same steps 3–5 as `afr ask`, with the same settings, offline and unlogged.
+    pipeline = Pipeline(store, AskConfig(mode=mode, k=k, l_max=l_max,  # type: ignore[arg-type]
+                                         offline=True, log=False))
+    steps = pipeline.ground_cypher(cypher_text)
+    for d in steps.resolved.dropped:
         click.echo(f"note: {d}", err=True)
-    catalog = AttributeCatalog.from_store(store)
-    symbols = retrieve_symbols(store, embedder_for_store(store), resolved, catalog, l_max=l_max)
-    gquery = _grounding_query(resolved, symbols)
+    gquery = steps.query
+    schema = pipeline.schema
     if gquery is None:
         raise AfrError("nothing constrains the target: no grounding to do")
     if show_sql:
@@ -269,7 +266,8 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
         if as_json:
             click.echo(json.dumps(compiled.params, default=str))
     if run_it:
-        res = ground(store, gquery, k=k, l_max=l_max)
+        res = steps.result
+        assert res is not None
         ids = [n for n, _ in res.answers]
         details = {int(r[0]): r for r in store.run("runlog/answer_details.sql", {"ids": ids})}
         rows = [(i, details[n][3] or details[n][1], details[n][2], lvl, details[n][1])
@@ -292,3 +290,6 @@ def _print_graph(data: dict) -> None:
         click.echo(f"  ({t['head']})-[:{t['edge'] or ''}{hops}]{arrow}({t['tail']})")
     for d in data["dropped"]:
         click.echo(f"  dropped: {d['text']!r} — {d['reason']}")
+
+
+COMMANDS = [ask, cypher]

@@ -7,17 +7,16 @@ import sys
 from pathlib import Path
 
 import click
-from afr.cli.ask_commands import (
+
+from afr.errors import AfrError
+
+from .ask_commands import (
     _llm_options,
     _open_for_questions,
     retrieval_options,
     step_overrides,
 )
-from afr.cli.main import Context, cli, handle_errors
-
-from afr.errors import AfrError
-
-pass_ctx = click.make_pass_decorator(Context)
+from .context import Context, handle_errors, pass_ctx
 
 
 class EvalGroup(click.Group):
@@ -31,7 +30,7 @@ class EvalGroup(click.Group):
         return super().parse_args(ctx, args)
 
 
-@cli.group(cls=EvalGroup)
+@click.group(cls=EvalGroup)
 def eval() -> None:  # noqa: A001 - the command is called eval
     """Evaluate retrieval on a question set: hit@1/5/10/20, recall@20 and MRR (STaRK's
     definitions), the paper's ablations (steps 1+7, 1–5, 1–6, 1–7, 1–8) from one ask per
@@ -94,11 +93,14 @@ def run_cmd(ctx: Context, source: str | None, resume: str | None, split: str | N
     Use the store that holds the SKB (--db). Ctrl-C stops cleanly; resume with
     `afr eval --resume ID`.
     """
-    from afr.evaluate.report import format_summary, store_summary
-    from afr.evaluate.runner import EvalSettings, Evaluator, create_run, find_run, source_path
+    from afr.evaluate.report import store_summary
+    from afr.evaluate.runner import Evaluator
+    from afr.evaluate.runs import EvalSettings, create_run, find_run, source_path
     from afr.evaluate.variants import parse_sweeps
     from afr.pipeline.ask import Pipeline
     from afr.pipeline.config import AskConfig
+
+    from .eval_format import format_summary
 
     def note(message: str) -> None:
         click.echo(f"note: {message}", err=True)
@@ -156,7 +158,7 @@ def run_cmd(ctx: Context, source: str | None, resume: str | None, split: str | N
     if len(questions) > 20:
         # Many searches ahead: a DuckDB store answers them from in-memory matrices
         # (loaded once, a few seconds at PRIME's size); PostgreSQL has its HNSW index.
-        from afr.memvec import use_memory_vectors
+        from afr.vectors.memory import use_memory_vectors
 
         use_memory_vectors(store)
     evaluator = Evaluator(store, pipeline, run, questions, note=note)
@@ -208,21 +210,12 @@ def _open_read(ctx: Context):
 @handle_errors
 def list_cmd(ctx: Context, limit: int, as_json: bool) -> None:
     """The store's eval runs, newest first."""
-    from afr.cli.output import format_table
+    from afr.evaluate.runs import list_runs
 
-    from afr.evaluate.runner import _json
+    from .output import format_table
 
     store = _open_read(ctx)
-    rows = store.run("eval/list_runs.sql", {"limit": limit}) \
-        if store.schema_version() >= 2 else []
-    items = []
-    for eval_id, created, name, dataset, split, status, config, metrics, done in rows:
-        config = _json(config) or {}
-        final = ((_json(metrics) or {}).get("metrics") or {}).get("1-8") or {}
-        items.append({"eval_id": eval_id, "created_at": str(created)[:19], "name": name,
-                      "source": dataset, "split": split, "status": status, "done": int(done),
-                      "questions": config.get("questions"), "hit@1": final.get("hit@1"),
-                      "mrr": final.get("mrr")})
+    items = list_runs(store, limit=limit)
     if as_json:
         click.echo(json.dumps(items, indent=2, default=str))
         return
@@ -244,8 +237,10 @@ def list_cmd(ctx: Context, limit: int, as_json: bool) -> None:
 @handle_errors
 def show_cmd(ctx: Context, eval_ref: str, as_json: bool) -> None:
     """The summary of one run: metrics per variant, step latency, LLM cost."""
-    from afr.evaluate.report import format_summary, summarize
-    from afr.evaluate.runner import find_run
+    from afr.evaluate.report import summarize
+    from afr.evaluate.runs import find_run
+
+    from .eval_format import format_summary
 
     store = _open_read(ctx)
     run = find_run(store, eval_ref)
@@ -269,10 +264,10 @@ def show_cmd(ctx: Context, eval_ref: str, as_json: bool) -> None:
 def export_cmd(ctx: Context, eval_ref: str, csv_path: str | None,
                json_path: str | None) -> None:
     """Per question: id, query, gold, ranked list, metrics, status, error."""
-    from afr.cli.output import to_csv
-
     from afr.evaluate.report import EXPORT_COLUMNS, export_rows, summarize
-    from afr.evaluate.runner import find_run
+    from afr.evaluate.runs import find_run
+
+    from .output import to_csv
 
     if not csv_path and not json_path:
         raise AfrError("say where to: --csv FILE and/or --json FILE")
@@ -310,8 +305,10 @@ def _write(path: str, text: str) -> None:
 def compare_cmd(ctx: Context, a_ref: str, b_ref: str, examples: int, as_json: bool) -> None:
     """Two runs side by side: metrics per variant and per-question wins and losses
     (hit@1 and MRR of the final lists)."""
-    from afr.evaluate.report import compare, format_compare
-    from afr.evaluate.runner import find_run
+    from afr.evaluate.report import compare
+    from afr.evaluate.runs import find_run
+
+    from .eval_format import format_compare
 
     store = _open_read(ctx)
     data = compare(store, find_run(store, a_ref), find_run(store, b_ref))
@@ -320,3 +317,6 @@ def compare_cmd(ctx: Context, a_ref: str, b_ref: str, examples: int, as_json: bo
         click.echo(json.dumps(data, indent=2, default=str, ensure_ascii=False))
     else:
         click.echo(format_compare(data, examples=examples))
+
+
+COMMANDS = [eval]

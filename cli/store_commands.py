@@ -5,15 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from afr.cli.main import Context, cli, handle_errors
-from afr.cli.output import echo_rows, format_table
 
 from afr.errors import AfrError, StoreError
 
-pass_ctx = click.make_pass_decorator(Context)
+from .context import Context, handle_errors, pass_ctx
+from .output import echo_rows, format_table
 
 
-@cli.command()
+@click.command()
 @pass_ctx
 @handle_errors
 def init(ctx: Context) -> None:
@@ -23,7 +22,7 @@ def init(ctx: Context) -> None:
     click.echo(f"store ready: {store.location} (schema version {store.schema_version()})")
 
 
-@cli.command()
+@click.command()
 @click.argument("source", type=click.Path(path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["auto", "skb", "stark"]), default="auto",
               show_default=True, help="skb: an SKB directory (skb.json, nodes.jsonl, edges.csv); "
@@ -92,7 +91,7 @@ def _new_duckdb_file(ctx: Context) -> Path | None:
     return None if path.exists() else path
 
 
-@cli.command()
+@click.command()
 @click.option("--model", "model", default=None, metavar="SPEC",
               help="Embedder: 'hash' (built-in, offline; 'hash:512' for another size), "
                    "'openai:MODEL' (any OpenAI-compatible /embeddings; URL and key from "
@@ -115,7 +114,7 @@ def embed(ctx: Context, model: str | None, variants: tuple[str, ...], batch_size
     committed: interrupt it and run it again to continue.
     """
     from afr.embed import make_embedder
-    from afr.embed_spec import spec_for_store
+    from afr.embed.spec import spec_for_store
     from afr.vectors import embed_store
 
     store = ctx.open(write=True)
@@ -129,7 +128,7 @@ def embed(ctx: Context, model: str | None, variants: tuple[str, ...], batch_size
     click.echo(f"done in {report.seconds:.1f} s")
 
 
-@cli.command()
+@click.command()
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @pass_ctx
 @handle_errors
@@ -196,7 +195,7 @@ def store_summary(store) -> dict:
     return summary
 
 
-@cli.command()
+@click.command()
 @click.argument("query")
 @click.option("--json", "fmt", flag_value="json", help="Rows as a JSON list of objects.")
 @click.option("--csv", "fmt", flag_value="csv", help="Rows as CSV with a header.")
@@ -223,7 +222,7 @@ def sql(ctx: Context, query: str, fmt: str | None, max_width: int) -> None:
     echo_rows(columns, rows, fmt or "table", max_width=max_width)
 
 
-@cli.command()
+@click.command()
 @click.option("--rebuild", is_flag=True, help="Load and embed the demo again from scratch.")
 @pass_ctx
 @handle_errors
@@ -233,7 +232,7 @@ def demo(ctx: Context, rebuild: bool) -> None:
     Loads it into a DuckDB file under $AFR_CACHE_DIR (default ~/.cache/afr/demo.duckdb)
     and embeds it with the built-in offline embedder. `afr ask` does this on first use.
     """
-    from afr.demo_store import ensure_demo_store
+    from afr.demo import ensure_demo_store
     from afr.resources import demo_skb_dir
 
     target = Path(ctx.db) if ctx.db and "://" not in ctx.db else None
@@ -249,4 +248,4 @@ def demo(ctx: Context, rebuild: bool) -> None:
             click.echo(f'try: afr ask "{first["query"]}"')
 
 
-
+COMMANDS = [init, load, embed, info, sql, demo]

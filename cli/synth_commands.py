@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from afr.cli.main import Context, cli, handle_errors
 
-pass_ctx = click.make_pass_decorator(Context)
+from .context import Context, handle_errors, pass_ctx
 
 
-@cli.command()
+@click.command()
 @click.argument("out_dir", type=click.Path(path_type=Path))
 @click.option("--like", type=click.Choice(["prime", "mag", "amazon"]), default="prime",
               show_default=True, help="Schema shape: prime (10 node / 18 edge types, all "
@@ -63,3 +62,6 @@ def synth(ctx: Context, out_dir: Path, like: str, nodes: int, edges: int | None,
     if report.questions < questions:
         click.echo(f"afr: warning: only {report.questions} of {questions} questions could be "
                    "made from this graph (try more nodes or edges)", err=True)
+
+
+COMMANDS = [synth]

@@ -18,7 +18,7 @@ import re
 
 from hypothesis import strategies as st
 
-from afr.querygraph import Condition, QueryGraph
+from afr.cypher.model import Condition, QueryGraph
 
 VARS = ["y", "x", "a", "b1", "drug_1", "é", "Ωmega", "_v", "paperX", "n2"]
 LABELS = ["drug", "disease", "gene/protein", "effect/phenotype", "anatomy part",
@@ -83,7 +83,7 @@ def query_graphs(draw: st.DrawFn) -> QueryGraph:
         sym = graph.symbol(var)
         sym.label = draw(st.none() | st.sampled_from(LABELS))
         sym.conditions = draw(st.lists(conditions(), max_size=3))
-    from afr.querygraph import Triplet
+    from afr.cypher.model import Triplet
 
     def triplet(a: str, b: str) -> Triplet:
         hops = draw(st.sampled_from([(1, 1)] * 5 + [(1, 2), (2, 2), (1, 3), (2, 3), (3, 3)]))

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from afr.cli import commands  # noqa: F401 - registers the commands
 from afr.cli.main import cli
 from click.testing import CliRunner
 from skbutil import toy_skb

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from afr.cypher import parse_cypher
-from afr.querygraph import QueryGraph
+from afr.cypher.model import QueryGraph
 
 
 def _load_cases() -> list[dict]:

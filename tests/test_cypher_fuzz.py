@@ -15,7 +15,7 @@ from cypher_strategies import (
 from hypothesis import HealthCheck, given, settings
 
 from afr.cypher import parse_cypher
-from afr.querygraph import QueryGraph
+from afr.cypher.model import QueryGraph
 
 FAST = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                       HealthCheck.data_too_large])
@@ -51,7 +51,7 @@ def test_large_input_gives_valid_graph(text: str) -> None:
 
 
 def test_validate_rejects_broken_graphs() -> None:
-    from afr.querygraph import Condition, Triplet
+    from afr.cypher.model import Condition, Triplet
 
     g = QueryGraph(target="nobody")
     g.symbol("a").conditions += [Condition("x", "IN", ()), Condition("y", "CONTAINS", 3),

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from afr.cypher import parse_cypher
-from afr.querygraph import OPERATORS, Condition
+from afr.cypher.model import OPERATORS, Condition
 
 
 def triplets(text: str) -> list[tuple]:

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from skbutil import toy_skb
 
-from afr.docs import build_documents
 from afr.errors import EmbeddingError
 from afr.load import load_skb_dir
 from afr.store import Store
 from afr.vectors import embed_store, query_vector, search
+from afr.vectors.documents import build_documents
 
 
 class WordEmbedder:

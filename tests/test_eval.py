@@ -17,12 +17,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from afr.cli import commands  # noqa: F401 - registers the commands
 from afr.cli.main import cli
 from click.testing import CliRunner
 from fake_openai import FakeOpenAI, Reply, prompt_text
 
-from afr.demo_store import ensure_demo_store
+from afr.demo import ensure_demo_store
 from afr.evaluate.questions import load_questions
 from afr.evaluate.report import summarize
 from afr.evaluate.runner import EvalSettings, Evaluator, create_run, find_run

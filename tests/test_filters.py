@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from skbutil import write_skb
 
+from afr.cypher.model import Condition as C
 from afr.load import load_skb_dir
 from afr.pipeline.filters import AttributeCatalog, filter_nodes
-from afr.querygraph import Condition as C
 from afr.store import Store
 
 SCHEMA = {"name": "f", "node_types": {"item": {}, "other": {}}, "edge_types": {}}

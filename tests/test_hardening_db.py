@@ -21,7 +21,6 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from afr.cli import commands  # noqa: F401 - registers the commands
 from afr.cli.main import cli
 from click.testing import CliRunner
 from hostile import Tally, store_fingerprint

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from afr.cli import commands  # noqa: F401 - registers the commands
 from afr.cli.main import cli
 from click.testing import CliRunner
 from fake_openai import FakeOpenAI, Reply, prompt_text

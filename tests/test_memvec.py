@@ -10,9 +10,9 @@ from skbutil import write_skb
 
 from afr.embed.hashing import HashingEmbedder
 from afr.load import load_skb_dir
-from afr.memvec import SearchMatrix, use_memory_vectors
 from afr.store import DuckDBStore
 from afr.vectors import embed_store, search
+from afr.vectors.memory import SearchMatrix, use_memory_vectors
 
 TYPES = ["a", "b", "c"]
 

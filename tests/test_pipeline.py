@@ -7,12 +7,11 @@ import re
 from pathlib import Path
 
 import pytest
-from afr.cli import commands  # noqa: F401 - registers the commands
 from afr.cli.main import cli
 from click.testing import CliRunner
 from fake_openai import FakeOpenAI, Reply, prompt_text
 
-from afr.demo_store import ensure_demo_store
+from afr.demo import ensure_demo_store
 from afr.pipeline.ask import Pipeline
 from afr.pipeline.config import AskConfig
 from afr.store import DuckDBStore

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from afr.demo_store import ensure_demo_store
+from afr.demo import ensure_demo_store
 from afr.ground.schedule import level_of_rank, scope_schedule
 from afr.pipeline.ask import Pipeline
 from afr.pipeline.config import AskConfig

@@ -6,12 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from afr.cli import commands  # noqa: F401 - registers the commands
 from afr.cli.main import cli
 from click.testing import CliRunner
 from fake_openai import FakeOpenAI, Reply, prompt_text
 
-from afr.demo_store import ensure_demo_store
+from afr.demo import ensure_demo_store
 from afr.llm import LLMConfig
 from afr.pipeline.ask import Pipeline
 from afr.pipeline.config import AskConfig

@@ -14,21 +14,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from afr.cli import commands  # noqa: F401 - registers the commands
 from afr.cli.main import cli
 from click.testing import CliRunner
 
 from afr.cypher import parse_cypher
+from afr.cypher.resolve import resolve
 from afr.embed import make_embedder
-from afr.errors import AfrError
 from afr.load import load_skb_dir
 from afr.pipeline.ask import Pipeline
 from afr.pipeline.config import AskConfig
-from afr.pipeline.resolve import resolve
 from afr.store import DuckDBStore
 from afr.synth import QUESTION_COLUMNS, SHAPES, generate
 from afr.synth.cypher import NOISE_KINDS
-from afr.synth.replay import Replay
 from afr.vectors import embed_store
 
 SIZES = {"prime": (800, 6000), "mag": (1200, 9000), "amazon": (1200, 6000)}
@@ -163,20 +160,6 @@ def test_all_noise_kinds_occur(tmp_path: Path) -> None:
     assert report.noisy == report.questions == 60
     seen = Counter(k for q in report.items for k in q.noise.split("+"))
     assert set(seen) == set(NOISE_KINDS)
-
-
-def test_replay_returns_the_recorded_cypher(synth) -> None:
-    _, out, report, _, store = synth
-    replay = Replay(out, column="cypher_noisy")
-    assert len(replay) == report.questions
-    row = _questions(out)[0]
-    assert replay.lookup(row["query"]) == (row["target_type"], row["cypher_noisy"])
-    pipeline = Pipeline(store, AskConfig(offline=True, reranker="none", log=False))
-    assert replay.ask(pipeline, row["query"]).cypher == row["cypher_noisy"]
-    with pytest.raises(AfrError, match="no Cypher"):
-        replay.lookup("a question nobody generated")
-    with pytest.raises(AfrError, match="no column"):
-        Replay(out, column="nope")
 
 
 def test_cli_help_and_run(tmp_path: Path) -> None:

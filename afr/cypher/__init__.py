@@ -1,5 +1,9 @@
-"""Step 3: Cypher → query graph."""
+"""Step 3: Cypher text → query graph (``parse_cypher``) → checked against the SKB schema
+(``resolve``)."""
 
-from afr.cypher.parser import parse_cypher
+from afr.cypher.grammar import parse_cypher
+from afr.cypher.model import Condition, Dropped, QueryGraph, Symbol, Triplet
+from afr.cypher.resolve import Mode, ResolvedQuery, ResolvedSymbol, ResolvedTriplet, resolve
 
-__all__ = ["parse_cypher"]
+__all__ = ["Condition", "Dropped", "Mode", "QueryGraph", "ResolvedQuery", "ResolvedSymbol",
+           "ResolvedTriplet", "Symbol", "Triplet", "parse_cypher", "resolve"]

@@ -16,123 +16,19 @@ import queue
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
 from afr.errors import AfrError
 from afr.evaluate.metrics import question_metrics
-from afr.evaluate.questions import Question, load_questions
+from afr.evaluate.questions import Question
+from afr.evaluate.report import store_summary
+from afr.evaluate.runs import EvalRun, decode_json, set_status
 from afr.evaluate.variants import FINAL, VariantMaker, variant_names
-from afr.pipeline.config import AskConfig
 from afr.store.base import Store
 
 Note = Callable[[str], None]
-
-
-@dataclass
-class EvalSettings:
-    """What defines a run; kept in eval_runs.config so a resume repeats it exactly."""
-
-    source: str
-    split: str | None = None
-    limit: int | None = None
-    sample: int | None = None
-    seed: int = 0
-    replay: str | None = None  # a questions.csv column whose Cypher replaces steps 1–2
-    sweeps: dict[str, list] = field(default_factory=dict)
-    concurrency: int = 1
-    ask: dict[str, Any] = field(default_factory=dict)  # AskConfig fields
-
-    def ask_config(self) -> AskConfig:
-        known = {f.name for f in fields(AskConfig)}
-        return AskConfig(**{k: v for k, v in self.ask.items() if k in known})
-
-    def questions(self) -> list[Question]:
-        return load_questions(source_path(self.source), split=self.split, limit=self.limit,
-                              sample=self.sample, seed=self.seed)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> EvalSettings:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
-
-
-def source_path(source: str) -> Path:
-    """A question source; the word ``demo`` names the bundled demo SKB's questions."""
-    path = Path(source).expanduser()
-    if source == "demo" and not path.exists():
-        from afr.resources import demo_skb_dir
-
-        return demo_skb_dir()
-    return path
-
-
-@dataclass
-class EvalRun:
-    eval_id: str
-    name: str | None
-    settings: EvalSettings
-    status: str
-    total: int = 0  # questions in the set
-
-
-def _json(value: Any) -> Any:
-    # DuckDB hands JSON columns back as text, psycopg as Python objects.
-    if isinstance(value, str | bytes):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
-
-
-def require_eval_tables(store: Store) -> None:
-    if store.schema_version() < 2:
-        raise AfrError(f"the store {store.location} holds no evaluations yet "
-                       "(run 'afr eval SOURCE' first)")
-
-
-def create_run(store: Store, settings: EvalSettings, *, name: str | None,
-               total: int) -> EvalRun:
-    eval_id = uuid.uuid4().hex[:12]
-    config = {**asdict(settings), "questions": total}
-    with store.transaction():
-        store.run("eval/insert_run.sql", {
-            "eval_id": eval_id, "name": name, "dataset": settings.source,
-            "split": settings.split, "config": json.dumps(config, default=str),
-            "status": "running"})
-    return EvalRun(eval_id, name, settings, "running", total)
-
-
-def find_run(store: Store, ref: str) -> EvalRun:
-    """An eval by id, unique id prefix, or name (the newest of that name)."""
-    require_eval_tables(store)
-    rows = store.run("eval/find_runs.sql", {"ref": ref})
-    exact = [r for r in rows if r[0] == ref]
-    named = [r for r in rows if r[1] == ref]
-    if exact:
-        eval_id = exact[0][0]
-    elif named:
-        eval_id = named[0][0]
-    elif len(rows) == 1:
-        eval_id = rows[0][0]
-    elif rows:
-        raise AfrError(f"{ref!r} matches {len(rows)} evals ({', '.join(r[0] for r in rows[:5])}"
-                       "); give more of the id")
-    else:
-        raise AfrError(f"no eval {ref!r} in {store.location} (see 'afr eval list')")
-    row = store.run("eval/get_run.sql", {"eval_id": eval_id})[0]
-    config = _json(row[5]) or {}
-    return EvalRun(eval_id, row[2], EvalSettings.from_dict(config), row[6] or "?",
-                   int(config.get("questions") or 0))
-
-
-def set_status(store: Store, eval_id: str, status: str) -> None:
-    with store.transaction():
-        store.run("eval/set_status.sql", {"eval_id": eval_id, "status": status})
 
 
 @dataclass
@@ -200,7 +96,7 @@ class Evaluator:
 
     def previous(self) -> dict[str, tuple[str, dict[str, float]]]:
         rows = self.store.run("eval/results.sql", {"eval_id": self.run.eval_id})
-        return {str(r[0]): (r[8] or "ok", _json(r[6]) or {}) for r in rows}
+        return {str(r[0]): (r[8] or "ok", decode_json(r[6]) or {}) for r in rows}
 
     def execute(self, *, progress: bool = False) -> RunReport:
         previous = self.previous()
@@ -288,8 +184,6 @@ class Evaluator:
         status = "finished" if finished else "interrupted"
         set_status(self.store, self.run.eval_id, status)
         self.run.status = status
-        from afr.evaluate.report import store_summary
-
         store_summary(self.store, self.run.eval_id)
         return report
 

@@ -18,19 +18,17 @@ reranks the steps 1–7 list with another method (new rerank calls land in the c
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from afr.errors import AfrError
-from afr.pipeline.hybrid import combine, vss_strand
-from afr.vectors import query_vector
-
-if TYPE_CHECKING:
-    from afr.pipeline.ask import AskResult, Pipeline
+from afr.pipeline.ask import Pipeline
+from afr.pipeline.config import RERANKERS
+from afr.pipeline.ranking import combine, vss_strand
+from afr.pipeline.result import AskResult
+from afr.vectors.search import query_vector
 
 VARIANTS = ("1+7", "1-5", "1-6", "1-7", "1-8")
 FINAL = "1-8"
 SWEEP_KNOBS = ("alpha", "l_max", "reranker")
-RERANKERS = ("none", "listwise", "pairwise", "pointwise")
 
 
 def parse_sweeps(specs: list[str] | tuple[str, ...]) -> dict[str, list]:
@@ -86,8 +84,6 @@ class VariantMaker:
     """Turns an AskResult into the ranked node-id list of every variant and sweep value."""
 
     def __init__(self, pipeline: Pipeline, sweeps: dict[str, list]) -> None:
-        from afr.pipeline.ask import Pipeline as _Pipeline
-
         self.pipeline = pipeline
         self.sweeps = sweeps
         cfg = pipeline.config
@@ -98,7 +94,7 @@ class VariantMaker:
         # One pipeline per l_max value, sharing store and embedder: it re-grounds the
         # first pass's Cypher with no LLM and no reranking, and logs nothing.
         self.l_max_pipelines = {
-            v: _Pipeline(pipeline.store, replace(cfg, l_max=v, reranker="none", log=False,
+            v: Pipeline(pipeline.store, replace(cfg, l_max=v, reranker="none", log=False,
                                                  offline=True),
                          embedder=pipeline.embedder)
             for v in sweeps.get("l_max", [])

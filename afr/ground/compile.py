@@ -15,6 +15,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from afr.cypher.model import target_component
 from afr.ground.query import GroundingQuery, GTriplet
 from afr.ground.schedule import level_of_rank, scope_schedule
 from afr.store.base import render_template
@@ -30,21 +31,6 @@ class CompiledGrounding:
     tables: dict[str, str] = field(default_factory=dict)
     steps: list[dict[str, Any]] = field(default_factory=list)
     domains: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-
-def component(query: GroundingQuery) -> tuple[list[str], list[GTriplet]]:
-    """The symbols and triplets connected to the target (the rest cannot constrain it)."""
-    seen, order = {query.target}, [query.target]
-    i = 0
-    while i < len(order):
-        var = order[i]
-        i += 1
-        for t in query.triplets:
-            for a, b in ((t.head, t.tail), (t.tail, t.head)):
-                if a == var and b not in seen:
-                    seen.add(b)
-                    order.append(b)
-    return order, [t for t in query.triplets if t.head in seen and t.tail in seen]
 
 
 def edge_ways(t: GTriplet, *, from_tail: bool, schema_directed: bool) -> list[dict[str, str]]:
@@ -209,7 +195,7 @@ class _Builder:
 
 def compile_grounding(query: GroundingQuery, *, schema_directed: bool, dialect: Dialect,
                       k: int = 20, l_max: int = 100) -> CompiledGrounding:
-    symbols, triplets = component(query)
+    symbols, triplets = target_component(query.target, query.triplets)
     builder = _Builder(query, schema_directed, l_max)
     if is_tree(symbols, triplets):
         result = builder.tree(query.target, None, triplets)

@@ -12,6 +12,7 @@ import time
 from collections import defaultdict
 from collections.abc import Iterable
 
+from afr.cypher.model import target_component
 from afr.ground.query import GroundingQuery, GroundingResult, GTriplet
 from afr.ground.schedule import cut_at_k, scope_schedule
 
@@ -58,20 +59,8 @@ class Graph:
         return found
 
 
-def _component(query: GroundingQuery) -> tuple[set[str], list[GTriplet]]:
-    seen, frontier = {query.target}, [query.target]
-    while frontier:
-        var = frontier.pop()
-        for t in query.triplets:
-            for a, b in ((t.head, t.tail), (t.tail, t.head)):
-                if a == var and b not in seen:
-                    seen.add(b)
-                    frontier.append(b)
-    return seen, [t for t in query.triplets if t.head in seen and t.tail in seen]
-
-
 def ground_level(graph: Graph, query: GroundingQuery, level: int) -> set[int]:
-    symbols, triplets = _component(query)
+    symbols, triplets = target_component(query.target, query.triplets)
     sets: dict[str, set[int]] = {}
     for var in symbols:
         sym = query.symbols[var]

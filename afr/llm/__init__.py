@@ -1,5 +1,6 @@
 """LLM access: one client for any OpenAI-compatible chat endpoint."""
 
+from afr.llm.cache import MemoryLLMCache, StoreLLMCache
 from afr.llm.client import (
     ContextLengthError,
     EmptyReplyError,
@@ -7,8 +8,7 @@ from afr.llm.client import (
     LLMClient,
     LLMConfig,
     LLMReply,
-    MemoryLLMCache,
 )
 
 __all__ = ["ContextLengthError", "EmptyReplyError", "LLMCache", "LLMClient", "LLMConfig",
-           "LLMReply", "MemoryLLMCache"]
+           "LLMReply", "MemoryLLMCache", "StoreLLMCache"]

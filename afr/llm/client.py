@@ -79,24 +79,6 @@ class LLMCache(Protocol):
     def put(self, key: str, request: dict[str, Any], reply: LLMReply) -> None: ...
 
 
-class MemoryLLMCache:
-    def __init__(self) -> None:
-        self.replies: dict[str, LLMReply] = {}
-
-    def get(self, key: str) -> LLMReply | None:
-        return self.replies.get(key)
-
-    def put(self, key: str, request: dict[str, Any], reply: LLMReply) -> None:
-        self.replies[key] = reply
-
-
-@dataclass(frozen=True)
-class StatsSnapshot:
-    calls: int = 0
-    cached: int = 0
-    tokens: int = 0
-
-
 @dataclass
 class LLMStats:
     calls: int = 0
@@ -113,11 +95,6 @@ class LLMStats:
             else:
                 self.prompt_tokens += reply.prompt_tokens
                 self.completion_tokens += reply.completion_tokens
-
-    def snapshot(self) -> StatsSnapshot:
-        with self._lock:
-            return StatsSnapshot(self.calls, self.cached,
-                                 self.prompt_tokens + self.completion_tokens)
 
 
 def cache_key(request: dict[str, Any]) -> str:

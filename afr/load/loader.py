@@ -11,6 +11,7 @@ from pathlib import Path
 import duckdb
 
 from afr.errors import LoadError
+from afr.load.skb_json import read_skb_json
 from afr.load.stage import (
     StageResult,
     find_file,
@@ -20,10 +21,8 @@ from afr.load.stage import (
     staged_type_counts,
 )
 from afr.progress import Phases
-from afr.skb import SkbSchema, read_skb_json
 from afr.store.base import Store
-
-StageFn = Callable[[duckdb.DuckDBPyConnection], StageResult]
+from afr.store.skb import SkbSchema
 
 
 @dataclass

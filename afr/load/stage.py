@@ -14,9 +14,9 @@ from pathlib import Path
 import duckdb
 
 from afr.errors import LoadError
-from afr.skb import SkbSchema
 from afr.store.base import render_template, used_params
 from afr.store.dialect import DUCKDB
+from afr.store.skb import SkbSchema
 
 
 @dataclass

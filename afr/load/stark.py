@@ -23,8 +23,8 @@ from afr.load.loader import LoadReport, load_staged
 from afr.load.stage import StageResult, _duck_error, _run
 from afr.load.torchpt import read_tensor
 from afr.progress import Phases, bar
-from afr.skb import EdgeType, NodeType, SkbSchema
 from afr.store.base import Store
+from afr.store.skb import EdgeType, NodeType, SkbSchema
 
 MAG_NODE_TYPES = {0: "author", 1: "institution", 2: "field_of_study", 3: "paper"}
 MAG_EDGE_TYPES = {0: "author___affiliated_with___institution", 1: "paper___cites___paper",

@@ -10,129 +10,29 @@ warning; it never loses the question.
 from __future__ import annotations
 
 import threading
-import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import replace
 from typing import Any
 
-from afr.cypher import parse_cypher
+from afr.embed import Embedder, embedder_for_store
 from afr.errors import AfrError, LLMError, StoreError
-from afr.ground import GroundingQuery, GroundingResult, GSymbol, GTriplet, ground
+from afr.llm import LLMClient, LLMConfig, StoreLLMCache
 from afr.pipeline.config import AskConfig
 from afr.pipeline.filters import AttributeCatalog
-from afr.pipeline.hybrid import Candidate, combine, graph_strand, vss_strand
+from afr.pipeline.grounding import GroundedCypher, ground_cypher, provenance
 from afr.pipeline.offline import formalize
-from afr.pipeline.resolve import ResolvedQuery, resolve
-from afr.pipeline.symbols import SymbolCandidates, retrieve_symbols
-from afr.skb import SkbSchema
+from afr.pipeline.ranking import combine, graph_strand, vss_strand
+from afr.pipeline.rerank import rerank
+from afr.pipeline.result import AskResult, Candidate, RankedAnswer
+from afr.pipeline.runlog import write_run
+from afr.pipeline.target_type import predict_target_type
+from afr.pipeline.timing import Timer
+from afr.pipeline.write_cypher import name_examples, write_cypher
+from afr.settings import prompts_dir_setting, step_settings
 from afr.store.base import Store
+from afr.store.skb import SkbSchema
 from afr.text import clean_text
-from afr.vectors import Embedder, query_vector
-
-
-@dataclass
-class RankedAnswer:
-    rank: int
-    node_id: int
-    ext_id: str
-    name: str | None
-    type: str
-    source: str
-    level: int | None
-    vss_score: float | None
-    rerank_position: int | None
-    provenance: dict = field(default_factory=dict)
-
-
-@dataclass
-class AskResult:
-    run_id: str
-    question: str
-    mode: str  # llm | offline
-    config: AskConfig
-    status: str = "ok"  # ok | degraded
-    target_type: str | None = None
-    cypher: str | None = None
-    query_graph: dict = field(default_factory=dict)
-    resolved: ResolvedQuery | None = None
-    symbols: dict[str, SymbolCandidates] = field(default_factory=dict)
-    grounding: GroundingResult | None = None
-    answers: list[RankedAnswer] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    llm_calls: int = 0
-    llm_tokens: int = 0
-    rerank_prompts: int = 0
-    llm_new_calls: int = 0  # calls that reached the LLM (the rest came from the cache)
-    llm_tokens_all: int = 0  # tokens of all calls, cached replies included: the method's cost
-    # The strands behind the final list, for evaluation ablations (not logged, not in JSON):
-    # all grounded answers by (level, similarity), the plain VSS list, the list before step 8.
-    graph_ranked: list[Candidate] = field(default_factory=list, repr=False)
-    vss_ranked: list[tuple[int, float]] = field(default_factory=list, repr=False)
-    pre_rerank: list[Candidate] = field(default_factory=list, repr=False)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "run_id": self.run_id,
-            "question": self.question,
-            "mode": self.mode,
-            "status": self.status,
-            "target_type": self.target_type,
-            "cypher": self.cypher,
-            "query_graph": self.query_graph,
-            "dropped": self.resolved.dropped if self.resolved else [],
-            "symbols": {
-                var: {"search": s.search, "candidates": s.ids[:10], "exact": s.exact,
-                      "allowed": None if s.allowed is None else len(s.allowed),
-                      "notes": s.notes}
-                for var, s in self.symbols.items()
-            },
-            "grounding": None if self.grounding is None else {
-                "answers": len(self.grounding.answers),
-                "final_level": self.grounding.final_level,
-                "sql": self.grounding.sql,
-            },
-            "answers": [a.__dict__ for a in self.answers],
-            "timings": self.timings,
-            "warnings": self.warnings,
-            "llm_calls": self.llm_calls,
-            "llm_tokens": self.llm_tokens,
-        }
-
-
-class _Timer:
-    def __init__(self, timings: dict[str, float]) -> None:
-        self.timings = timings
-
-    @contextmanager
-    def step(self, name: str) -> Iterator[None]:
-        started = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.timings[name] = round(time.perf_counter() - started, 6)
-
-
-def _grounding_query(resolved: ResolvedQuery, symbols: dict[str, SymbolCandidates]
-                     ) -> GroundingQuery | None:
-    if resolved.target is None or resolved.target not in resolved.symbols:
-        return None
-    target = resolved.symbols[resolved.target]
-    if not resolved.triplets and not target.is_constant and not target.conditions:
-        return None  # nothing constrains the target: the graph strand has nothing to add
-    gsyms = {}
-    for var, sym in resolved.symbols.items():
-        cands = symbols[var]
-        gsyms[var] = GSymbol(
-            var, sym.node_type,
-            candidates=tuple(cands.ids) if sym.is_constant else None,
-            allowed=tuple(cands.allowed) if cands.allowed is not None else None,
-        )
-    triplets = tuple(GTriplet(t.head, t.edge_type, t.tail, t.directed, t.min_hops, t.max_hops)
-                     for t in resolved.triplets)
-    return GroundingQuery(gsyms, triplets, resolved.target)
+from afr.vectors.search import query_vector
 
 
 class Pipeline:
@@ -140,8 +40,6 @@ class Pipeline:
 
     def __init__(self, store: Store, config: AskConfig | None = None, *,
                  embedder: Embedder | None = None, llm: Any = None) -> None:
-        from afr.embed_spec import embedder_for_store
-
         self.store = store
         self.config = _with_settings(config or AskConfig())
         self.schema: SkbSchema = store.skb_schema()
@@ -168,7 +66,7 @@ class Pipeline:
         if not question:
             raise AfrError("the question is empty")
         result = AskResult(uuid.uuid4().hex, question, "offline" if self.offline else "llm", cfg)
-        timer = _Timer(result.timings)
+        timer = Timer(result.timings)
         # Count this question's calls on its own: the shared client's totals mix in the
         # calls of other questions asked at the same time (afr eval --concurrency).
         llm = _QuestionLLM(self.llm) if self.llm is not None else None
@@ -178,24 +76,14 @@ class Pipeline:
         else:
             self._formalize(question, result, timer, llm=llm)
 
-        with timer.step("3_parse"):
-            graph = parse_cypher(result.cypher or "")
-            result.query_graph = graph.to_dict()
-            resolved = resolve(graph, self.schema, mode=cfg.mode,
-                               use_edge_types=cfg.use_edge_types,
-                               target_type=result.target_type)
-            result.resolved = resolved
-            if result.target_type is None and resolved.target_type:
-                result.target_type = resolved.target_type
-
-        with timer.step("4_symbols"):
-            result.symbols = retrieve_symbols(self.store, self.embedder, resolved, self.catalog,
-                                              l_max=cfg.l_max,
-                                              exact_names_first=cfg.exact_names_first)
-        with timer.step("5_grounding"):
-            gquery = _grounding_query(resolved, result.symbols)
-            if gquery is not None:
-                result.grounding = ground(self.store, gquery, k=cfg.k, l_max=cfg.l_max)
+        steps = self.ground_cypher(result.cypher or "", target_type=result.target_type,
+                                   timer=timer)
+        result.query_graph = steps.graph.to_dict()
+        result.resolved = steps.resolved
+        if result.target_type is None and steps.resolved.target_type:
+            result.target_type = steps.resolved.target_type
+        result.symbols, result.grounding = steps.symbols, steps.result
+        gquery = steps.query
         grounded = result.grounding.answers if result.grounding else []
 
         qvec = query_vector(self.store, self.embedder, question)
@@ -205,7 +93,8 @@ class Pipeline:
             graph_part = result.graph_ranked[:max(cfg.graph_quota, 0)]
         if gquery is not None and result.graph_ranked:
             with timer.step("provenance"):
-                self._provenance(gquery, result.graph_ranked[:cfg.k], result)
+                result.warnings += provenance(self.store, gquery, result.graph_ranked[:cfg.k],
+                                              l_max=cfg.l_max)
         with timer.step("7_vss_topup"):
             types = [result.target_type] if result.target_type else self.schema.candidate_types
             vss = vss_strand(self.store, qvec, types, cfg.k + len(graph_part))
@@ -222,8 +111,6 @@ class Pipeline:
             result.status = "degraded" if any(w.startswith("LLM") for w in result.warnings) \
                 else "ok"
         if cfg.log:
-            from afr.pipeline.runlog import write_run
-
             try:
                 write_run(self.store, result, eval_id=eval_id, question_id=question_id)
             except StoreError as exc:
@@ -234,30 +121,21 @@ class Pipeline:
                 result.warnings.append(f"this run was not logged ({exc})")
         return result
 
-    def _provenance(self, gquery: GroundingQuery, grounded: list[Candidate],
-                    result: AskResult) -> None:
-        """Each graph answer's level and the named entities that link it (afr.ground)."""
-        from afr.ground.run import witnesses
-
-        try:
-            links = witnesses(self.store, gquery,
-                              [(c.node_id, c.level or 0) for c in grounded],
-                              l_max=self.config.l_max)
-        except AfrError as exc:  # provenance is a courtesy: never lose the answers for it
-            result.warnings.append(f"provenance not recorded ({exc})")
-            links = {}
-        for c in grounded:
-            c.provenance = {"level": c.level, "linked_by": links.get(c.node_id, {})}
+    def ground_cypher(self, cypher: str, *, target_type: str | None = None,
+                      timer: Timer | None = None) -> GroundedCypher:
+        """Steps 3–5 on a Cypher query, with this pipeline's settings (``afr cypher --run``
+        and every ask)."""
+        return ground_cypher(self.store, self.schema, self.embedder, self.catalog,
+                             clean_text(cypher), self.config, target_type=target_type,
+                             timer=timer)
 
     # -- steps 1 and 2 -----------------------------------------------------------------
 
-    def _formalize(self, question: str, result: AskResult, timer: _Timer, *,
+    def _formalize(self, question: str, result: AskResult, timer: Timer, *,
                    llm: Any = None) -> None:
         cfg = self.config
         llm = llm or self.llm
         if llm is not None:
-            from afr.pipeline.llm_steps import name_examples, predict_target_type, write_cypher
-
             try:
                 with timer.step("1_target_type"):
                     if len(self.schema.candidate_types) == 1:
@@ -294,8 +172,6 @@ class Pipeline:
         method = method or cfg.reranker
         if llm is None or method == "none" or not candidates:
             return None
-        from afr.pipeline.rerank import rerank
-
         ids = [c.node_id for c in candidates]
         types = {int(r[0]): r[2] for r in self.store.run("runlog/answer_details.sql",
                                                          {"ids": ids})}
@@ -354,10 +230,6 @@ class _QuestionLLM:
 def _with_settings(config: AskConfig) -> AskConfig:
     """Fill per-step models, efforts and the prompt folder from the settings file where
     the caller left them at their defaults."""
-    from dataclasses import replace
-
-    from afr.settings import prompts_dir_setting, step_settings
-
     models, efforts = step_settings()
     default_effort = AskConfig().step_effort
     return replace(
@@ -371,9 +243,6 @@ def _with_settings(config: AskConfig) -> AskConfig:
 
 
 def _llm_from_config(store: Store, config: AskConfig):
-    from afr.llm import LLMClient, LLMConfig
-    from afr.llm_cache import StoreLLMCache
-
     llm_config = LLMConfig.from_env(**config.llm)
     if not llm_config.configured:
         if config.offline is False:

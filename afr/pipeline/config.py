@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-Mode = Literal["strict", "lenient"]
+from afr.cypher.resolve import Mode
+
 Reranker = Literal["pairwise", "listwise", "pointwise", "none"]
+RERANKERS: tuple[str, ...] = get_args(Reranker)  # step 8's methods; "none" skips it
 
 
 @dataclass

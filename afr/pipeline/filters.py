@@ -16,8 +16,8 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from afr.cypher.model import Condition
 from afr.errors import StoreError
-from afr.querygraph import Condition
 from afr.store.base import Store
 
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}")

@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass, field
 
 from afr.pipeline.filters import AttributeCatalog
-from afr.skb import SkbSchema
 from afr.store.base import Store
+from afr.store.skb import SkbSchema
 
 MAX_GRAM = 6
 MAX_ENTITIES = 3

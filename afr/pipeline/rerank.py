@@ -15,11 +15,12 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from afr.docs import build_documents
 from afr.llm import LLMClient
 from afr.llm.client import ContextLengthError
 from afr.pipeline.prompts import render_messages
 from afr.store.base import Store
+from afr.text import strip_reasoning
+from afr.vectors.documents import build_documents
 
 SHRINK_LEVELS = ("relations", "related_relations", "no_relations", "short")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -156,7 +157,7 @@ def _listwise(ask: Ask, item: Item, local: dict[int, int],
 
 def parse_listwise(reply: str, prior: list[int]) -> list[int]:
     """Ids in the reply's order; duplicates and unknown ids dropped, missing ones appended."""
-    reply = re.sub(r"<think>.*?</think>", "", reply, flags=re.DOTALL | re.IGNORECASE)
+    reply = strip_reasoning(reply)
     seen: list[int] = []
     known = set(prior)
     for token in re.findall(r"\d+", reply):
@@ -167,7 +168,7 @@ def parse_listwise(reply: str, prior: list[int]) -> list[int]:
 
 
 def parse_score(reply: str) -> float | None:
-    reply = re.sub(r"<think>.*?</think>", "", reply, flags=re.DOTALL | re.IGNORECASE)
+    reply = strip_reasoning(reply)
     m = _NUMBER.search(reply)
     if not m:
         return None
@@ -178,7 +179,7 @@ def parse_score(reply: str) -> float | None:
 
 
 def parse_choice(reply: str, a: int, b: int) -> int | None:
-    reply = re.sub(r"<think>.*?</think>", "", reply, flags=re.DOTALL | re.IGNORECASE)
+    reply = strip_reasoning(reply)
     found = [int(t) for t in re.findall(r"\d+", reply) if int(t) in (a, b)]
     return found[-1] if found else None  # the final answer follows any reasoning
 

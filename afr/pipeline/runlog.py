@@ -8,13 +8,10 @@ strand, level, scores and the grounded assignment that led to each answer).
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 from afr.ground.schedule import level_of_rank, scope_schedule
+from afr.pipeline.result import AskResult
 from afr.store.base import Store
-
-if TYPE_CHECKING:
-    from afr.pipeline.ask import AskResult
 
 
 def write_run(store: Store, result: AskResult, *, eval_id: str | None = None,

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from afr.cypher.model import Condition
+from afr.cypher.resolve import ResolvedQuery, ResolvedSymbol
+from afr.embed import Embedder
 from afr.pipeline.filters import AttributeCatalog, FilterResult, filter_nodes
-from afr.pipeline.resolve import ResolvedQuery, ResolvedSymbol
-from afr.querygraph import Condition
 from afr.store.base import Store
-from afr.vectors import Embedder, query_vector, search
+from afr.vectors.search import query_vector, search
 
 
 @dataclass

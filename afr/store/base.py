@@ -8,7 +8,6 @@ few bulk methods below, so the pipeline never knows which database it is on.
 
 from __future__ import annotations
 
-import json
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
@@ -21,15 +20,14 @@ import numpy as np
 
 from afr.errors import StoreConnectionError, StoreError
 from afr.resources import schema_dir, sql_dir
-from afr.skb import EdgeType, NodeType, SkbSchema
 from afr.store.dialect import Dialect, split_sql
+from afr.store.skb import EdgeType, NodeType, SkbSchema
 
 T = TypeVar("T")
 SCHEMA_VERSION = 2
 VECTOR_VARIANTS = ("doc", "doc_rel")
 # Tables that hold one SKB's data; --replace empties them.
 SKB_TABLES = ("nodes", "node_aliases", "edges", "node_types", "edge_types", "node_attributes")
-RUN_TABLES = ("runs", "run_symbols", "run_answers")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -240,10 +238,6 @@ def used_params(stmt: str, params: dict[str, Any] | None) -> dict[str, Any] | No
 
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _PG_PARAM = re.compile(r"%\(([A-Za-z_][A-Za-z0-9_]*)\)s")
-
-
-def json_param(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def redact_url(url: str) -> str:

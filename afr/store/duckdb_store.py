@@ -17,7 +17,7 @@ from afr.store.base import SKB_TABLES, Store, check_identifier
 from afr.store.dialect import DUCKDB
 
 if TYPE_CHECKING:
-    from afr.memvec import SearchMatrices
+    from afr.vectors.memory import SearchMatrices
 
 
 class DuckDBStore(Store):
@@ -26,7 +26,7 @@ class DuckDBStore(Store):
     def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         self.path = Path(path).expanduser()
         self.location = str(self.path)
-        self.search_matrices: SearchMatrices | None = None  # see afr.memvec
+        self.search_matrices: SearchMatrices | None = None  # see afr.vectors.memory
         self.read_only = read_only
         if read_only and not self.path.exists():
             raise StoreError(f"no store at {self.path}; create one with 'afr load' or 'afr demo'")

@@ -10,10 +10,12 @@ the schema here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
-from afr.pipeline.config import Mode
-from afr.querygraph import NAME_PROPERTIES, Condition, QueryGraph
-from afr.skb import SkbSchema
+from afr.cypher.model import Condition, QueryGraph, name_search_strings, target_component
+from afr.store.skb import SkbSchema
+
+Mode = Literal["strict", "lenient"]  # strict: symbols keep their node type
 
 
 @dataclass
@@ -58,12 +60,9 @@ def _search_strings(conditions: list[Condition]) -> tuple[list[str], list[Condit
     names: list[str] = []
     rest: list[Condition] = []
     for c in conditions:
-        if c.attribute.lower() not in NAME_PROPERTIES:
-            rest.append(c)
-        elif c.op == "IN" and isinstance(c.value, tuple):
-            names += [str(v) for v in c.value if str(v).strip()]
-        elif c.op in ("=", "CONTAINS", "STARTS WITH", "ENDS WITH", "=~") and str(c.value).strip():
-            names.append(str(c.value))
+        found = name_search_strings(c)
+        if found:
+            names += found
         else:
             rest.append(c)
     return names, rest
@@ -106,17 +105,8 @@ def _keep_target_component(query: ResolvedQuery) -> None:
     """Only symbols connected to the target constrain it; the rest are dropped."""
     if query.target is None or query.target not in query.symbols:
         return
-    seen = {query.target}
-    frontier = [query.target]
-    while frontier:
-        var = frontier.pop()
-        for t in query.triplets:
-            for a, b in ((t.head, t.tail), (t.tail, t.head)):
-                if a == var and b not in seen:
-                    seen.add(b)
-                    frontier.append(b)
+    connected, query.triplets = target_component(query.target, query.triplets)
     for var in list(query.symbols):
-        if var not in seen:
+        if var not in connected:
             query.dropped.append(f"{var} is not connected to the target {query.target}: ignored")
             del query.symbols[var]
-    query.triplets = [t for t in query.triplets if t.head in seen and t.tail in seen]

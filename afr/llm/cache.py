@@ -1,4 +1,5 @@
-"""The store's ``llm_calls`` table as the LLM client's cache and call log.
+"""LLM reply caches: the store's ``llm_calls`` table (cache and call log), and a
+plain in-memory one.
 
 Every reply is logged with its request, tokens and latency; a request identical in
 model, messages and parameters is answered from the table, so a repeated question costs
@@ -45,3 +46,14 @@ class StoreLLMCache:
         }
         with self._lock, self.store.transaction():
             self.store.run("llm/cache_put.sql", params)
+
+
+class MemoryLLMCache:
+    def __init__(self) -> None:
+        self.replies: dict[str, LLMReply] = {}
+
+    def get(self, key: str) -> LLMReply | None:
+        return self.replies.get(key)
+
+    def put(self, key: str, request: dict[str, Any], reply: LLMReply) -> None:
+        self.replies[key] = reply

@@ -10,21 +10,12 @@ search also ranks in its top k is marked "both".
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 
+from afr.pipeline.result import Candidate
 from afr.store.base import Store
-from afr.vectors import search
-
-
-@dataclass
-class Candidate:
-    node_id: int
-    source: str  # graph | vss | both
-    level: int | None = None
-    vss_score: float | None = None
-    provenance: dict = field(default_factory=dict)
+from afr.vectors.search import search
 
 
 def graph_strand(

@@ -7,7 +7,7 @@ folder — nothing is imported or executed (some modules have side effects) — 
 built-in exception hierarchy, read from the ``builtins`` module. The output is
 deterministic: the same interpreter gives byte-identical files.
 
-    python -m afr.demo.build --out afr/data/demo
+    python bench/build_demo.py --out afr/data/demo
 """
 
 from __future__ import annotations

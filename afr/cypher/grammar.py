@@ -17,12 +17,21 @@ fraction of a second: no catastrophic backtracking (bench/fuzz_parser.py measure
 from __future__ import annotations
 
 import datetime as dt
-import json
 import math
 import re
-from dataclasses import dataclass, field
 
-from afr.querygraph import (
+from afr.cypher.extract import cut_prose_after, extract_query
+from afr.cypher.mask import (
+    close_of,
+    has_control,
+    inside_brackets,
+    mask,
+    nesting,
+    split_bool,
+    split_top,
+    strip_parens,
+)
+from afr.cypher.model import (
     INT_RANGE,
     MAX_HOPS,
     TEXT_OPERATORS,
@@ -37,25 +46,12 @@ from afr.querygraph import (
 __all__ = ["MAX_HOPS", "parse_cypher"]
 
 _NOTE_CHARS = 300  # dropped-note texts are cut to this length
-
 _IDENT = r"(?:[^\W\d]\w*+|\x00B\d++\x00)"
-_MASK = re.compile(r"\x00([SB])(\d++)\x00")
 _KEYWORD = re.compile(
     r"(?<![.:$\w])(OPTIONAL\s++MATCH|MATCH|WHERE|RETURN|WITH|ORDER\s++BY|LIMIT|SKIP|UNION|"
     r"UNWIND|CALL|CREATE|MERGE|DELETE|DETACH|SET|REMOVE|FOREACH)\b",
     re.IGNORECASE,
 )
-# Where an unfenced query starts: MATCH followed by a node or a path variable ("p = (").
-# Prose like "to match the question" must not start it.
-_MATCH_START = re.compile(
-    r"\b(?:OPTIONAL\s++)?MATCH\s*+(?=\(|(?:[^\W\d]\w*+|`[^`\n]*+`)\s*+=\s*+\()",
-    re.IGNORECASE)
-_ANY_MATCH = re.compile(r"\bMATCH\b", re.IGNORECASE)
-_RETURN = re.compile(r"\bRETURN\b", re.IGNORECASE)
-_CONTINUES = re.compile(r"^\s*+(?:ORDER\s++BY|LIMIT|SKIP|ASC|DESC|,)", re.IGNORECASE)
-_UNION = re.compile(r"^\s*+UNION\b", re.IGNORECASE)
-_THINK_TAGS = ("think", "thinking", "reasoning", "reflection")
-_HARMONY_FINAL = "<|channel|>final<|message|>"
 _VAR = re.compile(_IDENT)
 _PATH_VAR = re.compile(rf"\s*+{_IDENT}\s*+=(?![=~])\s*+")
 _RANGE = re.compile(r"\s*+(\d++)?\s*+(?:(\.\.)\s*+(\d++)?)?\s*+")
@@ -88,354 +84,6 @@ _MAX_NESTING = 100  # deeper WHERE nesting is dropped: keeps the work linear in 
 _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "=": "="}
 # Characters that cannot be part of a label or relationship type written without backticks.
 _NOT_IN_NAME = set("()[]{}:,|*=<>;$\\\"'\x00\n\r")
-_OPEN, _CLOSE = "([{", ")]}"
-
-
-# -- cutting the query out of the reply ------------------------------------------------
-
-
-def _without_reasoning(text: str) -> str:
-    """Drop <think>…</think> blocks (and the like); keep the answer part."""
-    if _HARMONY_FINAL in text:  # gpt-oss "harmony" transcript: the final channel is the answer
-        text = text[text.rfind(_HARMONY_FINAL) + len(_HARMONY_FINAL):]
-        for marker in ("<|end|>", "<|return|>", "<|call|>"):
-            text = text.replace(marker, " ")
-    low = text.lower()
-    for tag in _THINK_TAGS:
-        opening, closing = f"<{tag}>", f"</{tag}>"
-        if closing not in low and opening not in low:
-            continue
-        # A closing tag without an opening one: servers often strip the opening tag.
-        last_close = low.rfind(closing)
-        first_open = low.find(opening)
-        if last_close >= 0 and (first_open < 0 or first_open > last_close):
-            text, low = text[last_close + len(closing):], low[last_close + len(closing):]
-            continue
-        pieces, pos = [], 0
-        while True:
-            start = low.find(opening, pos)
-            if start < 0:
-                pieces.append(text[pos:])
-                break
-            pieces.append(text[pos:start])
-            end = low.find(closing, start)
-            if end < 0:  # cut off while still reasoning
-                rest = text[start + len(opening):]
-                if not any(_ANY_MATCH.search(p) for p in pieces):
-                    pieces.append(rest)  # the only query there is sits in the reasoning
-                break
-            pos = end + len(closing)
-        text = "".join(pieces)
-        low = text.lower()
-    return text
-
-
-def _fenced_blocks(text: str) -> list[str]:
-    """Contents of ``` fences (an unclosed last fence runs to the end), language tag removed."""
-    blocks, pos = [], 0
-    while True:
-        start = text.find("```", pos)
-        if start < 0:
-            return blocks
-        start += 3
-        end = text.find("```", start)
-        body = text[start:] if end < 0 else text[start:end]
-        first, newline, rest = body.partition("\n")
-        tag = first.strip()
-        if newline and re.fullmatch(r"[\w+#.-]*", tag) and not _ANY_MATCH.fullmatch(tag):
-            body = rest
-        blocks.append(body)
-        if end < 0:
-            return blocks
-        pos = end + 3
-
-
-def _cut_prose_after(query: str) -> str:
-    """Unfenced replies: the query ends with its RETURN line (plus ORDER BY/LIMIT lines)."""
-    m = _RETURN.search(query)
-    if not m:
-        return query
-    line_end = query.find("\n", m.end())
-    if line_end < 0:
-        return query
-    kept = [query[:line_end]]
-    if not re.sub(r"(?i)\bDISTINCT\b", "", query[m.end():line_end]).strip():
-        # "RETURN" (or "RETURN DISTINCT") alone on its line: the items follow
-        nxt = query.find("\n", line_end + 1)
-        kept = [query[:nxt if nxt >= 0 else len(query)]]
-        line_end = nxt if nxt >= 0 else len(query)
-    for line in query[line_end + 1:].split("\n"):
-        if _UNION.match(line):  # the UNION clause notes that the rest is not used
-            return query
-        if _CONTINUES.match(line) or (kept[-1].rstrip().endswith(",") and line.strip()):
-            kept.append(line)
-        else:
-            break
-    return "\n".join(kept)
-
-
-def _from_json(text: str) -> str | None:
-    """A reply in JSON ({"cypher": "MATCH …"}): the first string value with MATCH in it."""
-    text = text.strip()
-    if not text.startswith(("{", "[")):
-        return None
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    todo = [data]
-    while todo:
-        item = todo.pop(0)
-        if isinstance(item, str) and _ANY_MATCH.search(item):
-            return item
-        if isinstance(item, dict):
-            todo.extend(item.values())
-        elif isinstance(item, list):
-            todo.extend(item)
-    return None
-
-
-def _extract_query(text: str) -> tuple[str, bool]:
-    """The Cypher inside an LLM reply, and whether prose may follow it.
-
-    A fenced block with MATCH if there is one, else the text from the first MATCH on.
-    """
-    text = _without_reasoning(text)
-    with_match = [b for b in _fenced_blocks(text) if _ANY_MATCH.search(b)]
-    if with_match:
-        return _from_json(with_match[0]) or with_match[0], False
-    in_json = _from_json(text)
-    if in_json:
-        return in_json, False
-    m = _MATCH_START.search(text) or _ANY_MATCH.search(text)
-    if not m:
-        return text, False
-    return text[m.start():], True
-
-
-# -- masking ---------------------------------------------------------------------------
-
-
-@dataclass
-class _Masked:
-    text: str
-    strings: list[str] = field(default_factory=list)
-    names: list[str] = field(default_factory=list)
-
-    def unmask(self, text: str) -> str:
-        def put(m: re.Match[str]) -> str:
-            kind, i = m.group(1), int(m.group(2))
-            pool = self.strings if kind == "S" else self.names
-            if i >= len(pool):
-                return ""
-            return repr(pool[i]) if kind == "S" else f"`{pool[i]}`"
-
-        return _MASK.sub(put, text)
-
-    def placeholder(self, token: str) -> tuple[str, str] | None:
-        """(kind, content) when ``token`` is exactly one masked literal."""
-        m = _MASK.fullmatch(token.strip())
-        if not m:
-            return None
-        pool = self.strings if m.group(1) == "S" else self.names
-        i = int(m.group(2))
-        return (m.group(1), pool[i]) if i < len(pool) else None
-
-
-def _is_apostrophe(text: str, j: int) -> bool:
-    """A ' between two letters inside a '…' string is an unescaped apostrophe (Crohn's)."""
-    return (0 < j < len(text) - 1 and text[j - 1].isalnum() and text[j + 1].isalpha()
-            and (j + 2 >= len(text) or text[j + 2] != "'"))
-
-
-def _mask(text: str) -> _Masked:
-    """Replace string literals and backticked names by placeholders (one linear scan)."""
-    masked = _Masked("")
-    out: list[str] = []
-    dead: set[str] = set()  # quote kinds that once ran to the end unclosed
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "/" and text.startswith(("//", "/*"), i):
-            # Comments go in the same scan as strings: "// the drug's targets" must not
-            # open a string literal, and "//" inside a string is not a comment.
-            if text[i + 1] == "/":
-                end = text.find("\n", i)
-                i = n if end < 0 else end
-            else:
-                end = text.find("*/", i + 2)
-                out.append(" ")
-                i = n if end < 0 else end + 2
-            continue
-        if ch == "\u201c" and "\u201c" not in dead:
-            # “typographic quotes” (text pasted through a word processor): no escapes
-            end = text.find("\u201d", i + 1)
-            if end < 0:
-                dead.add(ch)
-                out.append(ch)
-                i += 1
-                continue
-            masked.strings.append(text[i + 1:end])
-            out.append(f"\x00S{len(masked.strings) - 1}\x00")
-            i = end + 1
-            continue
-        if ch in "'\"`" and ch not in dead:
-            quote, j, buf, closed = ch, i + 1, [], False
-            while j < n:
-                c = text[j]
-                if c == "\\" and quote != "`" and j + 1 < n:
-                    nxt = text[j + 1]
-                    buf.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
-                    j += 2
-                    continue
-                if c == quote:
-                    if j + 1 < n and text[j + 1] == quote:  # doubled quote inside
-                        buf.append(quote)
-                        j += 2
-                        continue
-                    if quote == "'" and _is_apostrophe(text, j):
-                        buf.append(c)
-                        j += 1
-                        continue
-                    closed = True
-                    break
-                buf.append(c)
-                j += 1
-            if not closed:
-                # Unterminated: an apostrophe in prose or a cut-off reply. The quote stays
-                # an ordinary character, and so does every later one of its kind (a rescan
-                # from each would make masking quadratic).
-                dead.add(ch)
-                out.append(ch)
-                i += 1
-                continue
-            value = "".join(buf)
-            pool = masked.names if quote == "`" else masked.strings
-            pool.append(value)
-            out.append(f"\x00{'B' if quote == '`' else 'S'}{len(pool) - 1}\x00")
-            i = j + 1
-            continue
-        out.append(ch)
-        i += 1
-    masked.text = "".join(out)
-    return masked
-
-
-# -- brackets --------------------------------------------------------------------------
-
-
-def _matching(text: str) -> dict[int, int]:
-    """Position of every bracket that is properly closed → position of its closer."""
-    pairs: dict[int, int] = {}
-    stack: list[int] = []
-    for i, ch in enumerate(text):
-        if ch in _OPEN:
-            stack.append(i)
-        elif ch in _CLOSE:
-            want = _OPEN[_CLOSE.index(ch)]
-            # Unwind to the nearest opener of the same kind; stray openers stay unclosed.
-            for k in range(len(stack) - 1, -1, -1):
-                if text[stack[k]] == want:
-                    pairs[stack[k]] = i
-                    del stack[k:]
-                    break
-    return pairs
-
-
-def _inside_brackets(text: str) -> list[bool]:
-    """For each position: is it inside a closed bracket pair?"""
-    delta = [0] * (len(text) + 1)
-    for start, end in _matching(text).items():
-        delta[start + 1] += 1
-        delta[end] -= 1
-    inside, depth = [], 0
-    for i in range(len(text)):
-        depth += delta[i]
-        inside.append(depth > 0)
-    return inside
-
-
-def _close_of(text: str, start: int) -> int:
-    """Index of the bracket closing the one at ``start``, or -1 (nesting-aware, linear)."""
-    depth = 0
-    for i in range(start, len(text)):
-        ch = text[i]
-        if ch in _OPEN:
-            depth += 1
-        elif ch in _CLOSE:
-            depth -= 1
-            if depth == 0:
-                return i
-    return -1
-
-
-def _strip_parens(text: str) -> str:
-    """Remove redundant outer parentheses: ``((a.x = 1))`` → ``a.x = 1``."""
-    text = text.strip()
-    if not (text.startswith("(") and text.endswith(")")):
-        return text
-    pairs = _matching(text)
-    lo, hi = 0, len(text) - 1
-    while lo < hi and text[lo] == "(" and pairs.get(lo) == hi:
-        lo += 1
-        hi -= 1
-        while lo <= hi and text[lo].isspace():
-            lo += 1
-        while hi >= lo and text[hi].isspace():
-            hi -= 1
-    return text[lo:hi + 1]
-
-
-def _split_top(text: str, sep: str) -> list[str]:
-    """Split on ``sep`` outside (), [] and {}."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in _OPEN:
-            depth += 1
-        elif ch in _CLOSE:
-            depth = max(0, depth - 1)
-        elif ch == sep and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return [p for p in (x.strip() for x in parts) if p]
-
-
-_BOOL_SPLITTERS = {
-    word: re.compile(rf"[()\[\]{{}}]|(?<![\w.]){word}\b", re.IGNORECASE) for word in ("AND", "OR")
-}
-
-
-def _split_bool(text: str, word: str) -> list[str]:
-    """Split on a boolean keyword (AND / OR) outside brackets."""
-    parts, depth, start = [], 0, 0
-    # Jump from bracket to keyword with one C-level scan instead of a Python loop per char.
-    for m in _BOOL_SPLITTERS[word].finditer(text):
-        ch = m.group(0)
-        if ch in _OPEN:
-            depth += 1
-        elif ch in _CLOSE:
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            parts.append(text[start:m.start()])
-            start = m.end()
-    parts.append(text[start:])
-    return [p.strip() for p in parts if p.strip()]
-
-
-def _has_control(name: str) -> bool:
-    return any(ord(ch) < 32 or ord(ch) == 127 for ch in name)
-
-
-def _nesting(text: str) -> int:
-    depth = deepest = 0
-    for ch in text:
-        if ch in _OPEN:
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in _CLOSE:
-            depth = max(0, depth - 1)
-    return deepest
 
 
 # -- the parser ------------------------------------------------------------------------
@@ -447,10 +95,10 @@ class _Parser:
         self.raw = text.replace("\x00", " ")
         self.graph = QueryGraph()
         self.anon = 0
-        query, unfenced = _extract_query(self.raw)
-        self.m = _mask(query)
+        query, unfenced = extract_query(self.raw)
+        self.m = mask(query)
         if unfenced:  # after masking, so a "return" inside a name cannot end the query
-            self.m.text = _cut_prose_after(self.m.text)
+            self.m.text = cut_prose_after(self.m.text)
 
     def drop(self, text: str, reason: str) -> None:
         text = text.strip()
@@ -478,7 +126,7 @@ class _Parser:
         hit = self.m.placeholder(token)
         if hit:
             name = hit[1].strip()
-            return name if name and not _has_control(name) else None
+            return name if name and not has_control(name) else None
         return token
 
     def loose_name(self, token: str) -> str | None:
@@ -488,7 +136,7 @@ class _Parser:
             return None
         hit = self.m.placeholder(token)
         name = " ".join((hit[1] if hit else token).split())
-        if not name or _has_control(name) or (not hit and any(ch in _NOT_IN_NAME
+        if not name or has_control(name) or (not hit and any(ch in _NOT_IN_NAME
                                                                for ch in token)):
             return None
         return name
@@ -532,7 +180,7 @@ class _Parser:
             return inner[1] if inner and inner[0] == "S" else None
         if token.startswith("[") and token.endswith("]") and not text_op:
             items: list[Value | None] = []
-            for item in _split_top(token[1:-1], ","):
+            for item in split_top(token[1:-1], ","):
                 if item.startswith("["):
                     return None  # nested lists mean nothing to a filter
                 items.append(self.value(item))
@@ -588,7 +236,7 @@ class _Parser:
         return var
 
     def map_conditions(self, sym: Symbol, text: str) -> None:
-        for item in _split_top(text, ","):
+        for item in split_top(text, ","):
             key, sep, raw = item.partition(":")
             attribute = self.attribute(key)
             if not sep or attribute is None:
@@ -607,7 +255,7 @@ class _Parser:
             part = part.strip()
             hit = self.m.placeholder(part)
             name = hit[1].strip() if hit else (part if _VAR.fullmatch(part) else "")
-            if not name or _has_control(name):
+            if not name or has_control(name):
                 return None
             parts.append(name)
         return ".".join(parts) if parts else None
@@ -683,7 +331,7 @@ class _Parser:
         if pos >= n or text[pos] != "(":
             self.drop(text, "a pattern must start with a node '(…)'")
             return
-        end = _close_of(text, pos)
+        end = close_of(text, pos)
         if end < 0:
             self.drop(text[pos:], "node pattern not closed")
             return
@@ -703,7 +351,7 @@ class _Parser:
             pos = skip(pos + 1)
             inner = None
             if pos < n and text[pos] == "[":
-                close = _close_of(text, pos)
+                close = close_of(text, pos)
                 if close < 0:
                     self.drop(text[rel_start:], "relationship not closed")
                     return
@@ -719,7 +367,7 @@ class _Parser:
             if pos >= n or text[pos] != "(":
                 self.drop(text[rel_start:], "a relationship must lead to a node '(…)'")
                 return
-            end = _close_of(text, pos)
+            end = close_of(text, pos)
             if end < 0:
                 self.drop(text[rel_start:], "node pattern not closed")
                 return
@@ -739,17 +387,17 @@ class _Parser:
     # -- WHERE -------------------------------------------------------------------------
 
     def where(self, text: str) -> None:
-        if _nesting(text) > _MAX_NESTING:
+        if nesting(text) > _MAX_NESTING:
             self.drop(text, "WHERE nested too deeply")
             return
         # A work list instead of recursion: deeply nested parentheses cannot overflow.
-        todo = list(reversed(_split_bool(text, "AND")))
+        todo = list(reversed(split_bool(text, "AND")))
         while todo:
-            part = _strip_parens(todo.pop())
+            part = strip_parens(todo.pop())
             if not part:
                 continue
-            alternatives = _split_bool(part, "OR")
-            conjuncts = _split_bool(part, "AND")
+            alternatives = split_bool(part, "OR")
+            conjuncts = split_bool(part, "AND")
             if len(alternatives) > 1:
                 self.disjunction(part, alternatives)
             elif len(conjuncts) > 1:
@@ -774,7 +422,7 @@ class _Parser:
             self.drop(text, "NOT / XOR / IS NULL are not supported")
             return
         if text.startswith("("):
-            close = _close_of(text, 0)
+            close = close_of(text, 0)
             if close > 0 and text[close + 1:].lstrip()[:1] in ("-", "<"):
                 # A pattern predicate (a)-[:r]->(b) constrains like a MATCH pattern.
                 self.pattern(text)
@@ -865,7 +513,7 @@ class _Parser:
         """`a.p = x OR a.p = y` (or IN lists) is one IN list; any other OR is dropped."""
         key, values = None, []
         for alt in alternatives:
-            parts = self.split_condition(_strip_parens(alt))
+            parts = self.split_condition(strip_parens(alt))
             if parts is None:
                 break
             var, attr = self.identifier(parts[0]), self.attribute(parts[1])
@@ -889,7 +537,7 @@ class _Parser:
 
     def returns(self, text: str) -> None:
         text = re.sub(r"^\s*+DISTINCT\b", "", text, flags=re.IGNORECASE).strip()
-        items = _split_top(text, ",")
+        items = split_top(text, ",")
         if not items:
             self.drop("RETURN", "RETURN names nothing")
             return
@@ -916,7 +564,7 @@ class _Parser:
                                             re.IGNORECASE):
                 continue  # STARTS WITH / ENDS WITH are operators, not WITH clauses
             if inside is None:
-                inside = _inside_brackets(text)
+                inside = inside_brackets(text)
             if inside[mk.start()]:
                 continue  # [:associated with], (n WHERE …), EXISTS { MATCH … }
             marks.append(mk)
@@ -953,7 +601,7 @@ class _Parser:
         if keyword in ("MATCH", "OPTIONAL MATCH"):
             if keyword == "OPTIONAL MATCH":
                 self.drop(f"OPTIONAL MATCH {body}", "OPTIONAL MATCH read as MATCH")
-            patterns = _split_top(body, ",")
+            patterns = split_top(body, ",")
             if not patterns:
                 self.drop(keyword, "MATCH without a pattern")
             for pattern in patterns:

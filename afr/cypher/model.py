@@ -2,14 +2,19 @@
 
 Plain data classes, no behaviour beyond small helpers, so every later step reads the
 same tree. Labels and attribute names here are *as written in the Cypher*; checking
-them against the SKB schema is the job of ``afr.resolve``.
+them against the SKB schema is the job of ``afr.cypher.resolve``. Two rules every later
+step shares live here too: which conditions make a symbol a constant
+(``name_search_strings``) and which symbols can constrain the target
+(``target_component``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
 
 # Comparison operators a condition may carry, as canonical upper-case strings.
 OPERATORS = ("=", "<", "<=", ">", ">=", "CONTAINS", "IN", "STARTS WITH", "ENDS WITH", "=~")
@@ -26,6 +31,9 @@ INT_RANGE = (-(2**63), 2**63 - 1)
 # Property names that make a symbol a *constant*: their value is a search string that
 # step 4 matches against node names (and aliases) by vector similarity.
 NAME_PROPERTIES = ("name", "title", "displayname", "display_name")
+
+# Operators through which a name property gives its symbol search strings.
+NAME_SEARCH_OPERATORS = ("=", "IN", "CONTAINS", "STARTS WITH", "ENDS WITH", "=~")
 
 Scalar = str | int | float | bool | dt.date
 Value = Scalar | tuple[Scalar, ...]
@@ -49,15 +57,42 @@ class Symbol:
     conditions: list[Condition] = field(default_factory=list)
 
     @property
-    def name_conditions(self) -> list[Condition]:
-        return [c for c in self.conditions if c.attribute.lower() in NAME_PROPERTIES]
-
-    @property
     def is_constant(self) -> bool:
         """A symbol with a name/title value is a constant (searched by name)."""
-        return any(
-            c.op in ("=", "CONTAINS", "IN", "STARTS WITH", "ENDS WITH") for c in self.name_conditions
-        )
+        return any(name_search_strings(c) for c in self.conditions)
+
+
+def name_search_strings(cond: Condition) -> list[str]:
+    """The name strings ``cond`` gives its symbol to search for; empty when it is an
+    ordinary attribute condition. The one rule for "this symbol is a constant"."""
+    if cond.attribute.lower() not in NAME_PROPERTIES or cond.op not in NAME_SEARCH_OPERATORS:
+        return []
+    values = cond.value if isinstance(cond.value, tuple) else (cond.value,)
+    return [str(v) for v in values if str(v).strip()]
+
+
+class _Link(Protocol):
+    head: str
+    tail: str
+
+
+L = TypeVar("L", bound=_Link)
+
+
+def target_component(target: str, triplets: Sequence[L]) -> tuple[list[str], list[L]]:
+    """The symbols connected to ``target`` (breadth-first from it, target first) and the
+    triplets among them: only these can constrain the target's answers."""
+    order, seen = [target], {target}
+    i = 0
+    while i < len(order):
+        var = order[i]
+        i += 1
+        for t in triplets:
+            for a, b in ((t.head, t.tail), (t.tail, t.head)):
+                if a == var and b not in seen:
+                    seen.add(b)
+                    order.append(b)
+    return order, [t for t in triplets if t.head in seen and t.tail in seen]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,28 @@
+"""The embedder interface every implementation follows, and the one output check."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+from afr.errors import EmbeddingError
+
+
+class Embedder(Protocol):
+    model_id: str
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def embed_texts(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
+    if vectors.ndim != 2 or vectors.shape[0] != len(texts):
+        raise EmbeddingError(
+            f"{embedder.model_id} returned {vectors.shape} vectors for {len(texts)} texts"
+        )
+    return vectors

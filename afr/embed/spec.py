@@ -1,0 +1,68 @@
+"""Embedder specs: ``hash[:DIM]``, ``openai:MODEL``, ``st:NAME_OR_PATH`` → an embedder, and
+the spec that recreates the embedder a store's vectors were made with."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from afr.embed.base import Embedder
+from afr.embed.hashing import HashingEmbedder
+from afr.errors import EmbeddingError
+from afr.store.base import Store
+
+SPEC_HELP = "'hash' or 'hash:DIM', 'openai:MODEL', 'st:NAME_OR_PATH'"
+
+
+def make_embedder(spec: str, **kw: Any) -> Embedder:
+    """An embedder from a spec string (see SPEC_HELP)."""
+    kind, _, arg = spec.partition(":")
+    if kind == "hash":
+        try:
+            return HashingEmbedder(int(arg) if arg else 384)
+        except ValueError:
+            raise EmbeddingError(f"bad embedder spec {spec!r}: use {SPEC_HELP}") from None
+    if kind == "openai" and arg:
+        from afr.embed.openai_embed import OpenAIEmbedder
+
+        base_url = kw.pop("base_url", None) or os.environ.get("AFR_EMBED_BASE_URL") \
+            or os.environ.get("AFR_LLM_BASE_URL")
+        api_key = kw.pop("api_key", None) or os.environ.get("AFR_EMBED_API_KEY") \
+            or os.environ.get("AFR_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY")
+        return OpenAIEmbedder(base_url=base_url, model=arg, api_key=api_key, **kw)
+    if kind == "st" and arg:
+        from afr.embed.st_embed import SentenceTransformerEmbedder
+
+        return SentenceTransformerEmbedder(arg)
+    raise EmbeddingError(f"unknown embedder {spec!r}: use {SPEC_HELP}")
+
+
+def spec_from_model_id(model_id: str, dim: int) -> str:
+    """The `--model` spec that recreates the embedder recorded as ``model_id``."""
+    if model_id.startswith("hash"):
+        return f"hash:{dim}"
+    return model_id  # "openai:…", "st:…" are specs already
+
+
+def spec_for_store(store: Store) -> str | None:
+    for variant in ("doc", "doc_rel"):
+        recorded = store.embedding_model(variant)
+        if recorded:
+            return spec_from_model_id(*recorded)
+    return None
+
+
+def embedder_for_store(store: Store) -> Embedder:
+    spec = spec_for_store(store)
+    if spec is None:
+        raise EmbeddingError(
+            f"the store {store.location} has no vectors yet; run 'afr embed' first"
+        )
+    embedder = make_embedder(spec)
+    recorded = store.embedding_model("doc") or store.embedding_model("doc_rel")
+    if recorded and embedder.model_id != recorded[0]:
+        raise EmbeddingError(
+            f"the store's vectors were made by {recorded[0]}, which afr cannot recreate "
+            f"from the spec {spec!r}"
+        )
+    return embedder

@@ -1,0 +1,96 @@
+"""Steps 3–5 as one unit: a Cypher text → query graph → symbol candidates → grounded answers.
+
+``ground_cypher`` is what ``afr ask`` runs after steps 1–2 and what ``afr cypher --run``
+runs on its own, so both always make the same of the same Cypher. ``grounding_query`` is
+the one conversion from the resolved query graph (``afr.cypher``) to the grounding
+problem (``afr.ground``); ``provenance`` explains each grounded answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from afr.cypher import QueryGraph, ResolvedQuery, parse_cypher, resolve
+from afr.embed import Embedder
+from afr.errors import AfrError
+from afr.ground import GroundingQuery, GroundingResult, GSymbol, GTriplet, ground
+from afr.ground.run import witnesses
+from afr.pipeline.config import AskConfig
+from afr.pipeline.filters import AttributeCatalog
+from afr.pipeline.result import Candidate
+from afr.pipeline.symbols import SymbolCandidates, retrieve_symbols
+from afr.pipeline.timing import Timer
+from afr.store.base import Store
+from afr.store.skb import SkbSchema
+
+
+@dataclass
+class GroundedCypher:
+    """Everything steps 3–5 made of one Cypher query."""
+
+    graph: QueryGraph
+    resolved: ResolvedQuery
+    symbols: dict[str, SymbolCandidates] = field(default_factory=dict)
+    query: GroundingQuery | None = None  # None: nothing constrains the target
+    result: GroundingResult | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def grounding_query(resolved: ResolvedQuery, symbols: dict[str, SymbolCandidates]
+                    ) -> GroundingQuery | None:
+    """The grounding problem of a resolved query, or None when nothing constrains the
+    target (then the graph strand has nothing to add)."""
+    if resolved.target is None or resolved.target not in resolved.symbols:
+        return None
+    target = resolved.symbols[resolved.target]
+    if not resolved.triplets and not target.is_constant and not target.conditions:
+        return None
+    gsyms = {}
+    for var, sym in resolved.symbols.items():
+        cands = symbols[var]
+        gsyms[var] = GSymbol(
+            var, sym.node_type,
+            candidates=tuple(cands.ids) if sym.is_constant else None,
+            allowed=tuple(cands.allowed) if cands.allowed is not None else None,
+        )
+    triplets = tuple(GTriplet(t.head, t.edge_type, t.tail, t.directed, t.min_hops, t.max_hops)
+                     for t in resolved.triplets)
+    return GroundingQuery(gsyms, triplets, resolved.target)
+
+
+def ground_cypher(store: Store, schema: SkbSchema, embedder: Embedder,
+                  catalog: AttributeCatalog, cypher: str, config: AskConfig, *,
+                  target_type: str | None = None, timer: Timer | None = None
+                  ) -> GroundedCypher:
+    """Steps 3 (parse, resolve), 4 (symbol candidates) and 5 (grounding)."""
+    timer = timer or Timer({})
+    with timer.step("3_parse"):
+        graph = parse_cypher(cypher)
+        resolved = resolve(graph, schema, mode=config.mode, use_edge_types=config.use_edge_types,
+                           target_type=target_type)
+    out = GroundedCypher(graph, resolved, timings=timer.timings)
+    with timer.step("4_symbols"):
+        out.symbols = retrieve_symbols(store, embedder, resolved, catalog, l_max=config.l_max,
+                                       exact_names_first=config.exact_names_first)
+    with timer.step("5_grounding"):
+        out.query = grounding_query(resolved, out.symbols)
+        if out.query is not None:
+            out.result = ground(store, out.query, k=config.k, l_max=config.l_max)
+    return out
+
+
+def provenance(store: Store, query: GroundingQuery, grounded: list[Candidate], *,
+               l_max: int) -> list[str]:
+    """Set each graph answer's provenance: its level and the named entities that link it
+    (``afr.ground.run.witnesses``). Returns warnings: provenance is a courtesy, never a
+    reason to lose the answers."""
+    warnings: list[str] = []
+    try:
+        links = witnesses(store, query, [(c.node_id, c.level or 0) for c in grounded],
+                          l_max=l_max)
+    except AfrError as exc:
+        warnings.append(f"provenance not recorded ({exc})")
+        links = {}
+    for c in grounded:
+        c.provenance = {"level": c.level, "linked_by": links.get(c.node_id, {})}
+    return warnings

@@ -1,0 +1,90 @@
+"""What a question's run produces: candidates, ranked answers, and the whole AskResult."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from afr.cypher.resolve import ResolvedQuery
+from afr.ground.query import GroundingResult
+from afr.pipeline.config import AskConfig
+from afr.pipeline.symbols import SymbolCandidates
+
+
+@dataclass
+class Candidate:
+    node_id: int
+    source: str  # graph | vss | both
+    level: int | None = None
+    vss_score: float | None = None
+    provenance: dict = field(default_factory=dict)
+
+
+@dataclass
+class RankedAnswer:
+    rank: int
+    node_id: int
+    ext_id: str
+    name: str | None
+    type: str
+    source: str
+    level: int | None
+    vss_score: float | None
+    rerank_position: int | None
+    provenance: dict = field(default_factory=dict)
+
+
+@dataclass
+class AskResult:
+    run_id: str
+    question: str
+    mode: str  # llm | offline
+    config: AskConfig
+    status: str = "ok"  # ok | degraded
+    target_type: str | None = None
+    cypher: str | None = None
+    query_graph: dict = field(default_factory=dict)
+    resolved: ResolvedQuery | None = None
+    symbols: dict[str, SymbolCandidates] = field(default_factory=dict)
+    grounding: GroundingResult | None = None
+    answers: list[RankedAnswer] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    llm_calls: int = 0
+    llm_tokens: int = 0
+    rerank_prompts: int = 0
+    llm_new_calls: int = 0  # calls that reached the LLM (the rest came from the cache)
+    llm_tokens_all: int = 0  # tokens of all calls, cached replies included: the method's cost
+    # The strands behind the final list, for evaluation ablations (not logged, not in JSON):
+    # all grounded answers by (level, similarity), the plain VSS list, the list before step 8.
+    graph_ranked: list[Candidate] = field(default_factory=list, repr=False)
+    vss_ranked: list[tuple[int, float]] = field(default_factory=list, repr=False)
+    pre_rerank: list[Candidate] = field(default_factory=list, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "question": self.question,
+            "mode": self.mode,
+            "status": self.status,
+            "target_type": self.target_type,
+            "cypher": self.cypher,
+            "query_graph": self.query_graph,
+            "dropped": self.resolved.dropped if self.resolved else [],
+            "symbols": {
+                var: {"search": s.search, "candidates": s.ids[:10], "exact": s.exact,
+                      "allowed": None if s.allowed is None else len(s.allowed),
+                      "notes": s.notes}
+                for var, s in self.symbols.items()
+            },
+            "grounding": None if self.grounding is None else {
+                "answers": len(self.grounding.answers),
+                "final_level": self.grounding.final_level,
+                "sql": self.grounding.sql,
+            },
+            "answers": [a.__dict__ for a in self.answers],
+            "timings": self.timings,
+            "warnings": self.warnings,
+            "llm_calls": self.llm_calls,
+            "llm_tokens": self.llm_tokens,
+        }

@@ -1,0 +1,103 @@
+"""Vector search in the store (steps 4, 6 and 7) and the query-embedding cache."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import numpy as np
+
+from afr.embed.base import Embedder, embed_texts
+from afr.errors import EmbeddingError, StoreError
+from afr.store.base import Store
+
+
+def query_vector(store: Store, embedder: Embedder, text: str, *, cache: bool = True) -> np.ndarray:
+    """Embed a question or search string, through the store's query-embedding cache."""
+    text_hash = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    key = {"model_id": embedder.model_id, "text_hash": text_hash}
+    if cache:
+        rows = store.run("vss/query_cache_get.sql", key)
+        if rows:
+            return np.asarray(rows[0][0], dtype=np.float32)
+    vec = embed_texts(embedder, [text])[0]
+    if cache:
+        try:
+            with store.transaction():
+                store.run("vss/query_cache_put.sql",
+                          {**key, "text": text, "vec": [float(x) for x in vec]})
+        except StoreError:
+            pass  # only a cache: a store that cannot take it (disk full) still answers
+    return vec
+
+
+def search(
+    store: Store,
+    variant: str,
+    vector: np.ndarray,
+    k: int,
+    *,
+    types: Sequence[str] | None = None,
+    ids: Sequence[int] | None = None,
+    exclude: Sequence[int] | None = None,
+) -> list[tuple[int, float]]:
+    """Top-k (node id, cosine similarity), best first."""
+    model = store.embedding_model(variant)
+    if model is None:
+        raise EmbeddingError(f"the store has no {variant!r} vectors yet; run 'afr embed'")
+    dim = model[1]
+    if vector.shape[-1] != dim:
+        raise EmbeddingError(f"query vector has {vector.shape[-1]} dimensions, store has {dim}")
+    if ids is not None and len(ids) == 0:
+        return []
+    params = {
+        "q": [float(x) for x in vector],
+        "k": int(k),
+        "types": list(types) if types else None,
+        "ids": [int(i) for i in ids] if ids is not None else None,
+        "exclude": [int(i) for i in exclude] if exclude else None,
+    }
+    matrices = getattr(store, "search_matrices", None)
+    if matrices is not None:
+        matrix = matrices.get(variant, dim)
+        if matrix is not None:
+            return matrix.search(vector, k, types=types, ids=ids, exclude=exclude)
+    if ids is None and store.dialect.name == "postgres" and store.has_vector_index(variant):
+        rows = _search_ann(store, variant, dim, params, types, exclude)
+        if rows is not None:
+            return rows
+    rows = store.run(
+        "vss/topk.sql", params, variant=variant, dim=dim,
+        types=bool(types), ids=ids is not None, exclude=bool(exclude),
+    )
+    return [(int(r[0]), float(r[1])) for r in rows]
+
+
+# pgvector's HNSW search keeps at most ef_search candidates; a filtered
+# search over-fetches by the inverse share of the wanted types, and is exact beyond that.
+ANN_MAX_FETCH = 400
+ANN_OVERFETCH = 2.0
+
+
+def _search_ann(store: Store, variant: str, dim: int, params: dict,
+                types: Sequence[str] | None, exclude: Sequence[int] | None
+                ) -> list[tuple[int, float]] | None:
+    """Top-k through the HNSW index, or None when the exact search should answer."""
+    k = params["k"]
+    counts = store.node_type_counts()
+    total = sum(counts.values())
+    if not total:
+        return None
+    share = sum(counts.get(t, 0) for t in types) / total if types else 1.0
+    if share <= 0:
+        return []
+    fetch = int((k + len(exclude or ())) * (ANN_OVERFETCH if types else 1.0) / share) + 1
+    if fetch > ANN_MAX_FETCH or fetch >= total:
+        return None  # a small type: the exact search over its rows is cheap and complete
+    with store.lock:  # the SET and the query it tunes, with no other thread in between
+        rows = store.run("vss/topk_ann.pg.sql", {**params, "fetch": fetch}, variant=variant,
+                         dim=dim, ef_search=max(40, fetch), types=bool(types),
+                         exclude=bool(exclude))
+    if len(rows) < k:
+        return None  # the filter left too few: answer exactly
+    return [(int(r[0]), float(r[1])) for r in rows]

@@ -1,0 +1,76 @@
+"""`afr eval` summaries and comparisons as text tables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from afr.evaluate.metrics import METRICS
+
+from .output import format_table
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.1f}"
+
+
+def _secs(value: float) -> str:
+    return f"{value * 1000:.1f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    lines = [
+        f"eval {summary['eval_id']}" + (f" ({summary['name']})" if summary["name"] else "")
+        + f" · {summary['status']} · {summary['mode']}",
+        f"questions: {summary['done']} of {summary['questions']} done · "
+        f"{summary['failed']} failed · {summary['degraded']} degraded (LLM failures) · "
+        f"source {summary['source']}" + (f" split {summary['split']}" if summary["split"]
+                                         else ""),
+        "",
+    ]
+    labels = {"1+7": "1+7   vector search only", "1-5": "1-5   grounded, by level",
+              "1-6": "1-6   graph strand", "1-7": "1-7   + VSS top-up",
+              "1-8": "1-8   final (reranked)"}
+    if "offline" in summary["mode"] or "no LLM" in summary["mode"]:
+        labels["1-8"] = "1-8   final (no reranking)"
+    rows = [[labels.get(name, name)] + [_pct(m[k]) for k in METRICS]
+            for name, m in summary["metrics"].items()]
+    lines.append(format_table(["variant", "hit@1", "hit@5", "hit@10", "hit@20", "recall@20",
+                               "MRR"], rows))
+    lines.append("(percent, averaged over the questions done; failed questions count as 0)")
+    if summary["latency"]:
+        lines.append("")
+        rows = [[step, _secs(s["median"]), _secs(s["mean"]), _secs(s["max"])]
+                for step, s in summary["latency"].items()]
+        lines.append(format_table(["step latency", "median", "mean", "max"], rows))
+    llm = summary["llm"]
+    lines.append("")
+    lines.append(f"LLM: {llm['prompts_per_question']:.1f} prompts and "
+                 f"{llm['tokens_per_question']:.0f} tokens per question; "
+                 f"{llm['new_calls']} calls sent in this store, "
+                 f"{llm['prompts'] - llm['new_calls']} answered from the cache")
+    return "\n".join(lines)
+
+
+def format_compare(data: dict[str, Any], *, examples: int = 5) -> str:
+    a, b = data["a"], data["b"]
+    lines = [f"A: {a['eval_id']}" + (f" ({a['name']})" if a["name"] else "") + f" · {a['mode']}"
+             f" · {a['done']} questions",
+             f"B: {b['eval_id']}" + (f" ({b['name']})" if b["name"] else "") + f" · {b['mode']}"
+             f" · {b['done']} questions", ""]
+    rows = []
+    for v in data["variants"]:
+        for m in METRICS:
+            va, vb = a["metrics"][v][m], b["metrics"][v][m]
+            rows.append([v, m, _pct(va), _pct(vb), f"{100 * (vb - va):+.1f}"])
+    lines.append(format_table(["variant", "metric", "A", "B", "B−A"], rows))
+    lines.append("")
+    lines.append(f"per question ({data['shared_questions']} in both runs"
+                 + (f"; {data['only_a']} only in A" if data["only_a"] else "")
+                 + (f"; {data['only_b']} only in B" if data["only_b"] else "") + "):")
+    for metric, d in data["per_question"].items():
+        lines.append(f"  {metric}: B better on {len(d['b_better'])}, A better on "
+                     f"{len(d['a_better'])}, tied on {d['ties']}")
+        for label, ids in (("B better", d["b_better"]), ("A better", d["a_better"])):
+            for q in ids[:examples]:
+                lines.append(f"    {label}: [{q}] {' '.join(data['queries'][q].split())[:90]}")
+    return "\n".join(lines)
