@@ -1,8 +1,14 @@
-"""The optional settings file: LLM endpoint, per-step models and effort, prompt folder.
+"""Settings: the one resolver of LLM endpoint, per-step models and effort, prompt folder.
 
-Looked up in this order, the first that exists wins: ``$AFR_CONFIG``, ``./afr.toml``,
-``$XDG_CONFIG_HOME/afr/config.toml`` (else ``~/.config/afr/config.toml``). Flags beat
-environment variables, which beat the file, which beats the built-in defaults::
+Each value comes from the first that sets it: flags (what the caller passes explicitly —
+the CLI passes only what was given on the command line or in an option's environment
+variable), environment variables (``AFR_LLM_BASE_URL``, ``AFR_LLM_MODEL``,
+``AFR_LLM_API_KEY`` or ``OPENAI_API_KEY``, ``AFR_LLM_TIMEOUT``), the settings file, the
+built-in defaults (``resolve_llm``, ``resolve_steps``, ``resolve_prompts_dir``).
+
+The settings file is optional. Looked up in this order, the first that exists wins:
+``$AFR_CONFIG``, ``./afr.toml``, ``$XDG_CONFIG_HOME/afr/config.toml`` (else
+``~/.config/afr/config.toml``)::
 
     [llm]
     base_url = "http://localhost:8000/v1"
@@ -25,14 +31,16 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from afr.errors import AfrError
+from afr.errors import AfrError, LLMError
 
 STEPS = ("target", "cypher", "rerank")
 EFFORTS = ("minimal", "low", "medium", "high")
+DEFAULT_EFFORT = {"target": "medium", "cypher": "medium", "rerank": "low"}
 _LLM_KEYS = {"base_url": str, "model": str, "api_key": str, "api_key_env": str,
              "timeout_s": (int, float), "max_retries": int, "temperature": (int, float),
              "max_tokens": int, "reasoning_effort": str, "steps": dict}
@@ -107,7 +115,8 @@ def load_settings() -> dict[str, Any]:
 
 
 def llm_settings() -> dict[str, Any]:
-    """LLMConfig fields from the [llm] table (api_key_env resolved, steps left out)."""
+    """LLMConfig fields from the file's [llm] table (api_key_env resolved, steps left
+    out)."""
     llm = dict(load_settings().get("llm", {}))
     llm.pop("steps", None)
     key_env = llm.pop("api_key_env", None)
@@ -123,7 +132,7 @@ def llm_settings() -> dict[str, Any]:
 
 
 def step_settings() -> tuple[dict[str, str], dict[str, str]]:
-    """Per-step (models, efforts) from [llm.steps]."""
+    """Per-step (models, efforts) from the file's [llm.steps]."""
     steps = load_settings().get("llm", {}).get("steps", {})
     models = {s: v["model"] for s, v in steps.items() if "model" in v}
     efforts = {s: v["effort"] for s, v in steps.items() if "effort" in v}
@@ -133,6 +142,55 @@ def step_settings() -> tuple[dict[str, str], dict[str, str]]:
 def prompts_dir_setting() -> str | None:
     value = load_settings().get("prompts", {}).get("dir")
     return str(Path(value).expanduser()) if value else None
+
+
+def llm_environment() -> dict[str, Any]:
+    """LLMConfig fields set by environment variables."""
+    env = os.environ
+    found = {
+        "base_url": env.get("AFR_LLM_BASE_URL") or None,
+        "model": env.get("AFR_LLM_MODEL") or None,
+        "api_key": env.get("AFR_LLM_API_KEY") or env.get("OPENAI_API_KEY") or None,
+        "timeout_s": _seconds(env.get("AFR_LLM_TIMEOUT"), "AFR_LLM_TIMEOUT"),
+    }
+    return {k: v for k, v in found.items() if v is not None}
+
+
+def resolve_llm(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """LLMConfig fields: ``overrides`` (flags; None values count as unset) beat the
+    environment, which beats the settings file. Fields none of them sets are left out,
+    so LLMConfig's own defaults apply."""
+    given = {k: v for k, v in (overrides or {}).items() if v is not None}
+    return {**llm_settings(), **llm_environment(), **given}
+
+
+def resolve_steps(models: Mapping[str, str] | None = None,
+                  efforts: Mapping[str, str] | None = None
+                  ) -> tuple[dict[str, str], dict[str, str]]:
+    """Per-step (models, efforts): the explicit ``models`` / ``efforts`` beat the settings
+    file, which beats the defaults (effort: ``DEFAULT_EFFORT``; model: none, i.e. the
+    LLM's model)."""
+    file_models, file_efforts = step_settings()
+    return ({**file_models, **(models or {})},
+            {**DEFAULT_EFFORT, **file_efforts, **(efforts or {})})
+
+
+def resolve_prompts_dir(explicit: str | None = None) -> str | None:
+    """The prompt folder: the explicit one, else the file's [prompts] dir, else None
+    (afr's own templates)."""
+    return explicit or prompts_dir_setting()
+
+
+def _seconds(value: str | None, name: str) -> float | None:
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if seconds <= 0:
+        raise LLMError(f"{name} must be a positive number of seconds, not {value!r}")
+    return seconds
 
 
 def parse_step_pairs(pairs: tuple[str, ...], what: str,

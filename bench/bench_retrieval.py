@@ -66,12 +66,12 @@ def run_store(store, queries, embedder, memory: bool = False
 
     pipeline = Pipeline(store, AskConfig(offline=True, log=False), embedder=embedder)
     if memory:
-        from afr.vectors.memory import use_memory_vectors
+        from afr.vectors.memory import search_matrix, use_memory_vectors
 
         t = time.perf_counter()
         use_memory_vectors(store)
         for variant in ("doc", "doc_rel"):
-            store.search_matrices.get(variant, embedder.dim)
+            search_matrix(store, variant, embedder.dim)
         print(f"{store.dialect.name}: search matrices loaded in "
               f"{time.perf_counter() - t:.1f} s", file=sys.stderr)
     steps: dict[str, list[float]] = {}

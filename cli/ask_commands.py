@@ -3,117 +3,35 @@
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import click
 
 from afr.errors import AfrError
 
 from .context import Context, handle_errors, pass_ctx
+from .options import (
+    ask_config,
+    ask_options,
+    explicit,
+    k_option,
+    l_max_option,
+    mode_option,
+    no_edge_types_option,
+)
 from .output import format_table
-
-
-def _open_for_questions(ctx: Context):
-    """The chosen store; with no store chosen and none here, the demo (set up on first use)."""
-    from afr.store import open_store, resolve_db
-
-    explicit = bool(ctx.db or os.environ.get("AFR_DB"))
-    target = resolve_db(ctx.db)
-    if not explicit and not Path(target).exists():
-        from afr.demo import ensure_demo_store
-
-        target = str(ensure_demo_store(progress=ctx.progress))
-    return open_store(target, schema=ctx.schema)
-
-
-def _remember(name: str):
-    def callback(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> None:
-        ctx.meta[f"afr.{name}"] = value
-    return callback
-
-
-def step_overrides() -> tuple[dict[str, str], dict[str, str]]:
-    """The --step-model and --effort values of the running command: (models, efforts)."""
-    from afr.settings import EFFORTS, parse_step_pairs
-
-    meta = click.get_current_context().meta
-    models = parse_step_pairs(meta.get("afr.step_model", ()), "--step-model")
-    efforts = parse_step_pairs(meta.get("afr.effort", ()), "--effort", EFFORTS)
-    return models, efforts
-
-
-def retrieval_options(f):
-    """The method's knobs, shared by ask and eval (defaults reproduce the paper)."""
-    options = [
-        click.option("-k", "k", default=20, show_default=True, type=click.IntRange(1, 1000),
-                     help="Answers handed to the reranker (and returned)."),
-        click.option("--l-max", default=100, show_default=True,
-                     type=click.IntRange(1, 10000),
-                     help="Candidates per constant (scope expansion stops there)."),
-        click.option("--alpha", default=2 / 3, show_default="2/3",
-                     type=click.FloatRange(0, 1),
-                     help="Share of the k answers taken from the graph strand."),
-        click.option("--mode", type=click.Choice(["strict", "lenient"]), default="strict",
-                     show_default=True, help="strict: symbols filtered by their node type."),
-        click.option("--no-edge-types", is_flag=True,
-                     help="Let any relation satisfy a triplet."),
-        click.option("--reranker",
-                     type=click.Choice(["pairwise", "listwise", "pointwise", "none"]),
-                     default="pairwise", show_default=True, help="Step 8 (needs an LLM)."),
-    ]
-    for option in reversed(options):
-        f = option(f)
-    return f
-
-
-def _llm_options(f):
-    options = [
-        click.option("--llm-url", envvar="AFR_LLM_BASE_URL", metavar="URL",
-                     help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1 "
-                          "[env AFR_LLM_BASE_URL]."),
-        click.option("--llm-model", envvar="AFR_LLM_MODEL", metavar="NAME",
-                     help="Model name [env AFR_LLM_MODEL]."),
-        click.option("--offline", is_flag=True,
-                     help="Ignore any configured LLM: offline formalizer, no reranking."),
-        click.option("--no-cache", is_flag=True,
-                     help="Do not answer LLM calls from the llm_calls cache (still logged)."),
-        # Not function arguments: every command with LLM options reads them through
-        # step_overrides(), so adding them changes no command's signature.
-        click.option("--step-model", multiple=True, metavar="STEP=MODEL", expose_value=False,
-                     callback=_remember("step_model"),
-                     help="Model for one step (target, cypher, rerank); repeatable. "
-                          "Default: --llm-model."),
-        click.option("--effort", multiple=True, metavar="STEP=LEVEL", expose_value=False,
-                     callback=_remember("effort"),
-                     help="Reasoning effort for one step (minimal/low/medium/high); "
-                          "repeatable. Default: target=medium cypher=medium rerank=low."),
-    ]
-    for option in reversed(options):
-        f = option(f)
-    return f
 
 
 @click.command()
 @click.argument("question")
-@retrieval_options
-@click.option("--concurrency", default=8, show_default=True, type=click.IntRange(1, 64),
-              help="Parallel LLM calls of the pointwise reranker.")
-@_llm_options
-@click.option("--prompts", "prompts_dir", type=click.Path(file_okay=False, exists=True),
-              help="A folder of your own prompt templates overriding afr's (same file names).")
+@ask_options(concurrency_flag="--concurrency")
 @click.option("--top", default=10, show_default=True, help="Answers to print (table view).")
 @click.option("--explain", is_flag=True,
               help="Also show target type, Cypher, query graph, dropped parts, symbol "
                    "candidates, the SQL that ran, timings and LLM tokens.")
 @click.option("--json", "as_json", is_flag=True, help="Everything as JSON.")
-@click.option("--no-log", is_flag=True, help="Do not write this run to the run-log tables.")
 @pass_ctx
 @handle_errors
-def ask(ctx: Context, question: str, k: int, l_max: int, alpha: float, mode: str,
-        no_edge_types: bool, reranker: str, concurrency: int, llm_url: str | None,
-        llm_model: str | None, offline: bool, no_cache: bool, prompts_dir: str | None,
-        top: int, explain: bool, as_json: bool, no_log: bool) -> None:
+def ask(ctx: Context, question: str, config, top: int, explain: bool, as_json: bool) -> None:
     """Answer QUESTION with the Autofocus-Retriever and print the ranked answers.
 
     With an LLM configured (AFR_LLM_BASE_URL / AFR_LLM_MODEL / AFR_LLM_API_KEY, any
@@ -131,23 +49,9 @@ def ask(ctx: Context, question: str, k: int, l_max: int, alpha: float, mode: str
       AFR_LLM_BASE_URL=http://localhost:11434/v1 AFR_LLM_MODEL=qwen3 afr ask "…" --reranker listwise
     """
     from afr.pipeline.ask import Pipeline
-    from afr.pipeline.config import AskConfig
 
-    llm = {}
-    if llm_url:
-        llm["base_url"] = llm_url
-    if llm_model:
-        llm["model"] = llm_model
-    step_models, step_effort = step_overrides()
-    config = AskConfig(k=k, l_max=l_max, alpha=alpha, mode=mode,  # type: ignore[arg-type]
-                       use_edge_types=not no_edge_types, reranker=reranker,  # type: ignore
-                       rerank_concurrency=concurrency, offline=True if offline else None,
-                       use_cache=not no_cache, log=not no_log, llm=llm,
-                       prompts_dir=prompts_dir, step_models=step_models)
-    config.step_effort.update(step_effort)
-    store = _open_for_questions(ctx)
-    pipeline = Pipeline(store, config)
-    result = pipeline.ask(question)
+    store = ctx.open()
+    result = Pipeline(store, config).ask(question)
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2, default=str, ensure_ascii=False))
         return
@@ -167,7 +71,7 @@ def ask(ctx: Context, question: str, k: int, l_max: int, alpha: float, mode: str
     click.echo(format_table(["#", "answer", "type", "strand", "level", "score", "id"], rows))
     total = sum(result.timings.values())
     click.echo(f"\n{len(result.answers)} answers · target type {result.target_type or '?'} · "
-               f"{total:.2f} s · run {result.run_id}" + (" (not logged)" if no_log else ""),
+               f"{total:.2f} s · run {result.run_id}" + ("" if config.log else " (not logged)"),
                err=True)
 
 
@@ -208,23 +112,30 @@ def _explain(result) -> None:
 
 @click.command()
 @click.argument("cypher_text", metavar="CYPHER")
-@click.option("--json", "as_json", is_flag=True, help="Print the parsed query graph as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print the parsed query graph as JSON "
+              "(with --sql: also the SQL parameters).")
 @click.option("--sql", "show_sql", is_flag=True, help="Print the grounding SQL.")
 @click.option("--run", "run_it", is_flag=True, help="Run steps 4–5 and list the grounded answers.")
-@click.option("--mode", type=click.Choice(["strict", "lenient"]), default="strict",
-              show_default=True)
-@click.option("-k", "k", default=20, show_default=True, type=click.IntRange(1, 100000))
-@click.option("--l-max", default=100, show_default=True, type=click.IntRange(1, 10000))
-@click.option("--top", default=20, show_default=True)
+@mode_option
+@no_edge_types_option
+@click.option("--target-type", metavar="TYPE",
+              help="The answer type, as step 1 of `afr ask` predicts it: in strict mode it "
+                   "types a target the Cypher leaves without a known label.")
+@k_option(max_k=100000, help="Answers wanted: scope expansion stops once "
+          "grounding has this many.")
+@l_max_option
+@click.option("--top", default=20, show_default=True, help="Answers to print (with --run).")
 @pass_ctx
 @handle_errors
 def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it: bool,
-           mode: str, k: int, l_max: int, top: int) -> None:
+           mode: str, no_edge_types: bool, target_type: str | None, k: int, l_max: int,
+           top: int) -> None:
     """Parse a Cypher query (no LLM) and show what afr makes of it.
 
     Without options: the query graph in short. --json: the full query graph.
     --sql: the SQL that grounds it. --run: run symbol retrieval and grounding and
-    list the answers with their scope levels.
+    list the answers with their scope levels — the same steps 3–5, with the same
+    switches, as `afr ask`.
 
     \b
     Example:
@@ -245,13 +156,17 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
         return
     from afr.ground import compile_grounding
     from afr.pipeline.ask import Pipeline
-    from afr.pipeline.config import AskConfig
 
-    store = _open_for_questions(ctx)
+    store = ctx.open()
     # The same steps 3–5 as `afr ask`, with the same settings, offline and unlogged.
-    pipeline = Pipeline(store, AskConfig(mode=mode, k=k, l_max=l_max,  # type: ignore[arg-type]
-                                         offline=True, log=False))
-    steps = pipeline.ground_cypher(cypher_text)
+    config = ask_config(**explicit(mode=mode, no_edge_types=no_edge_types, k=k, l_max=l_max),
+                        offline=True, log=False)
+    pipeline = Pipeline(store, config)
+    node_type = pipeline.schema.node_type(target_type)
+    if target_type is not None and node_type is None:
+        raise AfrError(f"--target-type {target_type}: not a node type of this SKB (see "
+                       "'afr info')")
+    steps = pipeline.ground_cypher(cypher_text, target_type=node_type)
     for d in steps.resolved.dropped:
         click.echo(f"note: {d}", err=True)
     gquery = steps.query
@@ -260,7 +175,7 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
         raise AfrError("nothing constrains the target: no grounding to do")
     if show_sql:
         compiled = compile_grounding(gquery, schema_directed=schema.directed,
-                                     dialect=store.dialect, k=k, l_max=l_max)
+                                     sql=store.sql, k=config.k, l_max=config.l_max)
         for stmt in compiled.statements:
             click.echo(stmt.rstrip() + ";")
         if as_json:
@@ -269,9 +184,9 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
         res = steps.result
         assert res is not None
         ids = [n for n, _ in res.answers]
-        details = {int(r[0]): r for r in store.run("runlog/answer_details.sql", {"ids": ids})}
-        rows = [(i, details[n][3] or details[n][1], details[n][2], lvl, details[n][1])
-                for i, (n, lvl) in enumerate(res.answers[:top], 1)]
+        details = store.node_details(ids)
+        rows = [(i, details[n].name or details[n].ext_id, details[n].type, lvl,
+                 details[n].ext_id) for i, (n, lvl) in enumerate(res.answers[:top], 1)]
         click.echo(format_table(["#", "answer", "type", "level", "id"], rows))
         click.echo(f"\n{len(res.answers)} answers, final level {res.final_level}, "
                    f"{res.seconds * 1000:.1f} ms", err=True)

@@ -8,7 +8,6 @@ import os
 import sys
 import traceback
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -19,7 +18,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 DB_HELP = (
     "Store: a DuckDB file path or a postgresql:// URL. Default: $AFR_DB, else ./afr.duckdb "
-    "(read-only commands fall back to the demo store in the cache when ./afr.duckdb is absent)."
+    "(commands that only read fall back to the bundled demo store, set up in the cache on "
+    "first use, when ./afr.duckdb is absent)."
 )
 
 
@@ -29,23 +29,13 @@ class Context:
         self.schema = schema
         self.progress = progress
 
-    def open(self, *, read_only: bool = False, write: bool = False):
-        """Open the chosen store; read commands may fall back to the demo store."""
-        from afr.resources import demo_store_path
-        from afr.store import open_store, resolve_db
+    def open(self, *, write: bool = False, read_only: bool = False):
+        """Open the chosen store (``afr.demo.open_store_for``: commands that do not
+        ``write`` may fall back to the demo store)."""
+        from afr.demo import open_store_for
 
-        target = resolve_db(self.db)
-        explicit = bool(self.db or os.environ.get("AFR_DB"))
-        if not write and not explicit and not Path(target).exists():
-            demo = demo_store_path()
-            if demo.exists():
-                target = str(demo)
-            else:
-                raise AfrError(
-                    f"no store at {target}; load an SKB with 'afr load DIR', or run 'afr demo' "
-                    "to set up the bundled demo"
-                )
-        return open_store(target, schema=self.schema, read_only=read_only)
+        return open_store_for(self.db, schema=self.schema, write=write, read_only=read_only,
+                              progress=self.progress)
 
 
 def handle_errors(func: F) -> F:

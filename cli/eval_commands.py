@@ -10,13 +10,8 @@ import click
 
 from afr.errors import AfrError
 
-from .ask_commands import (
-    _llm_options,
-    _open_for_questions,
-    retrieval_options,
-    step_overrides,
-)
 from .context import Context, handle_errors, pass_ctx
+from .options import ask_options, given
 
 
 class EvalGroup(click.Group):
@@ -69,22 +64,13 @@ def eval() -> None:  # noqa: A001 - the command is called eval
               help="Extra variants from the same asks: alpha=… (recombined strands), "
                    "l_max=… (re-grounded, no LLM), reranker=… (reranked; calls cached). "
                    "Repeatable.")
-@retrieval_options
-@click.option("--rerank-concurrency", default=8, show_default=True,
-              type=click.IntRange(1, 64), help="Parallel calls of the pointwise reranker.")
-@_llm_options
-@click.option("--prompts", "prompts_dir", type=click.Path(file_okay=False, exists=True),
-              help="A folder of your own prompt templates.")
-@click.option("--no-log", is_flag=True, help="Do not write runs/run_answers per question.")
+@ask_options(concurrency_flag="--rerank-concurrency")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @pass_ctx
 @handle_errors
 def run_cmd(ctx: Context, source: str | None, resume: str | None, split: str | None,
             limit: int | None, sample: int | None, seed: int, concurrency: int,
-            name: str | None, replay: str | None, sweeps: tuple[str, ...], k: int,
-            l_max: int, alpha: float, mode: str, no_edge_types: bool, reranker: str,
-            rerank_concurrency: int, llm_url: str | None, llm_model: str | None,
-            offline: bool, no_cache: bool, prompts_dir: str | None, no_log: bool,
+            name: str | None, replay: str | None, sweeps: tuple[str, ...], config,
             as_json: bool) -> None:
     """Ask every question of SOURCE and score the answers.
 
@@ -93,119 +79,40 @@ def run_cmd(ctx: Context, source: str | None, resume: str | None, split: str | N
     Use the store that holds the SKB (--db). Ctrl-C stops cleanly; resume with
     `afr eval --resume ID`.
     """
-    from afr.evaluate.report import store_summary
-    from afr.evaluate.runner import Evaluator
-    from afr.evaluate.runs import EvalSettings, create_run, find_run, source_path
-    from afr.evaluate.variants import parse_sweeps
-    from afr.pipeline.ask import Pipeline
-    from afr.pipeline.config import AskConfig
+    from afr.evaluate.session import run_eval
 
     from .eval_format import format_summary
 
     def note(message: str) -> None:
         click.echo(f"note: {message}", err=True)
 
-    store = _open_for_questions(ctx)
-    store.require_initialised()
-    if resume:
-        if source:
-            raise AfrError("give either SOURCE or --resume EVAL_ID, not both")
-        run = find_run(store, resume)
-        settings = run.settings
-        settings.concurrency = concurrency if _given("concurrency") else settings.concurrency
-    else:
-        if not source:
-            raise AfrError("missing SOURCE (a question file or folder, or 'demo'); "
-                           "or --resume EVAL_ID")
-        llm = {key: value for key, value in (("base_url", llm_url), ("model", llm_model))
-               if value}
-        step_models, step_effort = step_overrides()  # --step-model / --effort
-        config = AskConfig(k=k, l_max=l_max, alpha=alpha, mode=mode,  # type: ignore[arg-type]
-                           use_edge_types=not no_edge_types,
-                           reranker=reranker,  # type: ignore[arg-type]
-                           rerank_concurrency=rerank_concurrency,
-                           offline=True if offline else None, use_cache=not no_cache,
-                           log=not no_log, llm=llm, prompts_dir=prompts_dir,
-                           step_models=step_models)
-        config.step_effort.update(step_effort)
-        path = source_path(source)
-        settings = EvalSettings(source=str(path.resolve()) if path.exists() else source,
-                                split=split, limit=limit, sample=sample, seed=seed,
-                                replay=replay, sweeps=parse_sweeps(sweeps),
-                                concurrency=concurrency)
-        _check_skb_name(store, path, note)
-        pipeline = Pipeline(store, config)
-        # Keep the settings as resolved, so a resume asks the same LLM the same way
-        # (the API key stays in the environment, never in the store).
-        resolved = pipeline.config.to_dict()
-        if pipeline.llm is None:
-            resolved["offline"] = True
-        else:
-            resolved["offline"] = False
-            resolved["llm"] = {**resolved.get("llm", {}),
-                               "base_url": pipeline.llm.config.base_url,
-                               "model": pipeline.llm.config.model}
-        settings.ask = resolved
-    questions = settings.questions()
-    if not questions:
-        raise AfrError(f"{settings.source}: no questions to evaluate")
-    if resume:
-        pipeline = Pipeline(store, settings.ask_config())
-    else:
-        run = create_run(store, settings, name=name, total=len(questions))
-    if pipeline.offline and not settings.replay:
-        note("offline mode (no LLM configured): entity linking + schema paths, no reranking")
-    if len(questions) > 20:
-        # Many searches ahead: a DuckDB store answers them from in-memory matrices
-        # (loaded once, a few seconds at PRIME's size); PostgreSQL has its HNSW index.
-        from afr.vectors.memory import use_memory_vectors
+    def started(run, questions: int, resumed: bool) -> None:
+        click.echo(f"eval {run.eval_id}: {questions} questions"
+                   + (f" (resuming, status was {run.status})" if resumed else ""), err=True)
 
-        use_memory_vectors(store)
-    evaluator = Evaluator(store, pipeline, run, questions, note=note)
-    click.echo(f"eval {run.eval_id}: {len(questions)} questions"
-               + (f" (resuming, status was {run.status})" if resume else ""), err=True)
-    report = evaluator.execute(progress=ctx.progress)
-    summary = store_summary(store, run.eval_id)
+    store = ctx.open()
+    session = run_eval(store, source, resume=resume, config=config, name=name, split=split,
+                       limit=limit, sample=sample, seed=seed, replay=replay, sweeps=sweeps,
+                       concurrency=concurrency if given("concurrency") else None,
+                       progress=ctx.progress, note=note, started=started)
+    eval_id = session.run.eval_id
     if as_json:
-        click.echo(json.dumps(summary, indent=2, default=str, ensure_ascii=False))
+        click.echo(json.dumps(session.summary, indent=2, default=str, ensure_ascii=False))
     else:
-        click.echo(format_summary(summary))
-    if report.interrupted:
-        click.echo(f"afr: interrupted after {report.done} of {len(questions)} questions; "
-                   f"resume with: afr eval --resume {run.eval_id}", err=True)
+        click.echo(format_summary(session.summary))
+    if session.interrupted:
+        click.echo(f"afr: interrupted after {session.report.done} of {session.questions} "
+                   f"questions; resume with: afr eval --resume {eval_id}", err=True)
         store.close()
         sys.exit(130)
-    click.echo(f"\neval {run.eval_id}: afr eval show {run.eval_id} · afr eval export "
-               f"{run.eval_id} --csv FILE", err=True)
-
-
-def _given(param: str) -> bool:
-    ctx = click.get_current_context()
-    source = ctx.get_parameter_source(param)
-    return source is not None and source.name not in ("DEFAULT",)
-
-
-def _check_skb_name(store, path: Path, note) -> None:
-    skb_json = (path if path.is_dir() else path.parent) / "skb.json"
-    if not skb_json.is_file():
-        return
-    try:
-        name = json.loads(skb_json.read_text(encoding="utf-8")).get("name")
-    except (OSError, ValueError, AttributeError):
-        return
-    loaded = store.skb_name()
-    if name and loaded and name != loaded:
-        note(f"the questions belong to SKB {name!r} but the store holds {loaded!r}")
-
-
-def _open_read(ctx: Context):
-    store = ctx.open(read_only=True)
-    return store
+    click.echo(f"\neval {eval_id}: afr eval show {eval_id} · afr eval export "
+               f"{eval_id} --csv FILE", err=True)
 
 
 @eval.command("list")
-@click.option("--limit", default=50, show_default=True, type=click.IntRange(1))
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--limit", default=50, show_default=True, type=click.IntRange(1),
+              help="Runs to list.")
+@click.option("--json", "as_json", is_flag=True, help="The list as JSON.")
 @pass_ctx
 @handle_errors
 def list_cmd(ctx: Context, limit: int, as_json: bool) -> None:
@@ -214,7 +121,7 @@ def list_cmd(ctx: Context, limit: int, as_json: bool) -> None:
 
     from .output import format_table
 
-    store = _open_read(ctx)
+    store = ctx.open(read_only=True)
     items = list_runs(store, limit=limit)
     if as_json:
         click.echo(json.dumps(items, indent=2, default=str))
@@ -242,7 +149,7 @@ def show_cmd(ctx: Context, eval_ref: str, as_json: bool) -> None:
 
     from .eval_format import format_summary
 
-    store = _open_read(ctx)
+    store = ctx.open(read_only=True)
     run = find_run(store, eval_ref)
     summary = summarize(store, run)
     if as_json:
@@ -271,7 +178,7 @@ def export_cmd(ctx: Context, eval_ref: str, csv_path: str | None,
 
     if not csv_path and not json_path:
         raise AfrError("say where to: --csv FILE and/or --json FILE")
-    store = _open_read(ctx)
+    store = ctx.open(read_only=True)
     run = find_run(store, eval_ref)
     if csv_path:
         rows = export_rows(store, run)
@@ -299,7 +206,7 @@ def _write(path: str, text: str) -> None:
 @click.argument("b_ref", metavar="B")
 @click.option("--examples", default=5, show_default=True, type=click.IntRange(0),
               help="Questions to list per win/loss kind.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="The comparison as JSON.")
 @pass_ctx
 @handle_errors
 def compare_cmd(ctx: Context, a_ref: str, b_ref: str, examples: int, as_json: bool) -> None:
@@ -310,7 +217,7 @@ def compare_cmd(ctx: Context, a_ref: str, b_ref: str, examples: int, as_json: bo
 
     from .eval_format import format_compare
 
-    store = _open_read(ctx)
+    store = ctx.open(read_only=True)
     data = compare(store, find_run(store, a_ref), find_run(store, b_ref))
     if as_json:
         data.pop("queries")

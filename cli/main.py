@@ -16,7 +16,7 @@ from .context import DB_HELP, Context
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.option("--db", envvar="AFR_DB", metavar="PATH|URL", help=DB_HELP)
+@click.option("--db", metavar="PATH|URL", help=DB_HELP)
 @click.option("--schema", envvar="AFR_SCHEMA", metavar="NAME",
               help="PostgreSQL schema holding afr's tables (default: afr).")
 @click.option("--progress/--no-progress", default=None,

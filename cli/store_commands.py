@@ -6,8 +6,6 @@ from pathlib import Path
 
 import click
 
-from afr.errors import AfrError, StoreError
-
 from .context import Context, handle_errors, pass_ctx
 from .output import echo_rows, format_table
 
@@ -47,29 +45,10 @@ def load(ctx: Context, source: Path, fmt: str, dataset: str | None, replace: boo
       afr --db postgresql://me@localhost/kb load ./my-skb --replace
       afr load ~/stark/prime/processed --format stark
     """
-    if not source.exists():
-        raise AfrError(f"{source}: no such file or directory")
-    if fmt == "auto":
-        fmt = "skb" if (source / "skb.json").exists() else (
-            "stark" if (source / "node_info.pkl").exists() else "skb")
-    created = _new_duckdb_file(ctx)
-    store = ctx.open(write=True)
-    try:
-        if fmt == "stark":
-            from afr.load.stark import load_stark
+    from afr.load.source import load_into
 
-            report = load_stark(store, source, dataset=dataset, replace=replace,
-                                progress=ctx.progress)
-        else:
-            from afr.load import load_skb_dir
-
-            report = load_skb_dir(store, source, replace=replace, progress=ctx.progress)
-    except BaseException:
-        store.close()
-        if created is not None:  # a failed first load leaves no empty store behind
-            created.unlink(missing_ok=True)
-            Path(str(created) + ".wal").unlink(missing_ok=True)
-        raise
+    report = load_into(ctx.db, source, schema=ctx.schema, fmt=fmt,  # type: ignore[arg-type]
+                       dataset=dataset, replace=replace, progress=ctx.progress)
     verb = "replaced with" if report.replaced else "loaded"
     click.echo(
         f"{verb} SKB {report.skb!r}: {report.nodes:,} nodes, {report.edges:,} edges, "
@@ -81,16 +60,6 @@ def load(ctx: Context, source: Path, fmt: str, dataset: str | None, replace: boo
     click.echo("next: 'afr embed' to compute the vectors search needs", err=True)
 
 
-def _new_duckdb_file(ctx: Context) -> Path | None:
-    from afr.store import is_postgres_url, resolve_db
-
-    target = resolve_db(ctx.db)
-    if is_postgres_url(target):
-        return None
-    path = Path(target).expanduser()
-    return None if path.exists() else path
-
-
 @click.command()
 @click.option("--model", "model", default=None, metavar="SPEC",
               help="Embedder: 'hash' (built-in, offline; 'hash:512' for another size), "
@@ -100,7 +69,8 @@ def _new_duckdb_file(ctx: Context) -> Path | None:
                    "Default: the store's recorded embedder, else 'hash'.")
 @click.option("--variant", "variants", multiple=True, type=click.Choice(["doc", "doc_rel"]),
               help="Document variant(s) to embed (default: both).")
-@click.option("--batch-size", default=256, show_default=True, type=click.IntRange(1, 100000))
+@click.option("--batch-size", default=256, show_default=True, type=click.IntRange(1, 100000),
+              help="Nodes per embedding request (each batch is committed on its own).")
 @click.option("--rebuild", is_flag=True, help="Drop existing vectors and embed everything again.")
 @pass_ctx
 @handle_errors
@@ -136,8 +106,10 @@ def info(ctx: Context, as_json: bool) -> None:
     """What the store holds: SKB, counts per node and edge type, embeddings, runs."""
     import json
 
+    from afr.store import describe_store
+
     store = ctx.open(read_only=True)
-    data = store_summary(store)
+    data = describe_store(store)
     if as_json:
         click.echo(json.dumps(data, indent=2, default=str))
         return
@@ -164,37 +136,6 @@ def info(ctx: Context, as_json: bool) -> None:
     click.echo(f"\nruns logged: {data['runs']}   LLM calls cached: {data['llm_calls']}")
 
 
-def store_summary(store) -> dict:
-    summary: dict = {"store": store.location, "schema_version": store.schema_version()}
-    if summary["schema_version"] == 0 or not store.skb_name():
-        summary["skb"] = None
-        return summary
-    schema = store.skb_schema()
-    counts = store.run("meta/summary.sql")[0]
-    summary.update({
-        "skb": schema.name,
-        "description": schema.description,
-        "directed": schema.directed,
-        "candidate_types": schema.candidate_types,
-        "nodes": counts[0], "edges": counts[1], "runs": counts[2], "llm_calls": counts[3],
-        "node_types": [
-            {"type": r[0], "label": r[1], "count": r[2], "candidate": bool(r[3])}
-            for r in store.run("meta/node_type_counts.sql")
-        ],
-        "edge_types": [
-            {"type": r[0], "label": r[1], "source": r[2], "target": r[3], "count": r[4]}
-            for r in store.run("meta/edge_type_counts.sql")
-        ],
-        "embeddings": [
-            {"variant": r[0], "model": r[1], "dim": r[2], "nodes": r[3]}
-            for r in store.run("meta/embeddings.sql")
-        ],
-        "loaded_at": store.get_meta("skb_loaded_at"),
-        "source": store.get_meta("skb_source"),
-    })
-    return summary
-
-
 @click.command()
 @click.argument("query")
 @click.option("--json", "fmt", flag_value="json", help="Rows as a JSON list of objects.")
@@ -215,10 +156,7 @@ def sql(ctx: Context, query: str, fmt: str | None, max_width: int) -> None:
       afr sql "SELECT * FROM run_answers WHERE run_id = (SELECT max(run_id) FROM runs)" --json
     """
     store = ctx.open(read_only=True)
-    try:
-        columns, rows = store.query_with_columns(query)
-    except StoreError as exc:
-        raise AfrError(str(exc)) from None
+    columns, rows = store.query_with_columns(query)
     echo_rows(columns, rows, fmt or "table", max_width=max_width)
 
 
@@ -232,20 +170,13 @@ def demo(ctx: Context, rebuild: bool) -> None:
     Loads it into a DuckDB file under $AFR_CACHE_DIR (default ~/.cache/afr/demo.duckdb)
     and embeds it with the built-in offline embedder. `afr ask` does this on first use.
     """
-    from afr.demo import ensure_demo_store
-    from afr.resources import demo_skb_dir
+    from afr.demo import example_question, setup_demo
 
-    target = Path(ctx.db) if ctx.db and "://" not in ctx.db else None
-    path = ensure_demo_store(target, rebuild=rebuild, progress=ctx.progress)
+    path = setup_demo(ctx.db, rebuild=rebuild, progress=ctx.progress)
     click.echo(f"demo store ready: {path}")
-    questions = demo_skb_dir() / "questions.csv"
-    if questions.exists():
-        import csv
-
-        with open(questions, encoding="utf-8") as fh:
-            first = next(csv.DictReader(fh), None)
-        if first:
-            click.echo(f'try: afr ask "{first["query"]}"')
+    question = example_question()
+    if question:
+        click.echo(f'try: afr ask "{question}"')
 
 
 COMMANDS = [init, load, embed, info, sql, demo]

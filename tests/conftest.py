@@ -7,6 +7,7 @@ server skips the Postgres tests; in CI (CI=true) it fails them: they must run th
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 import tempfile
@@ -17,6 +18,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+from pgutil import stop_test_server  # noqa: E402
 
 from afr.store import DuckDBStore, PostgresStore, Store  # noqa: E402
 
@@ -34,8 +37,15 @@ def pg_url() -> Iterator[str]:
             pytest.fail("pgserver is not installed, and CI must run the PostgreSQL tests")
         pytest.skip("no PostgreSQL: install pgserver or set AFR_TEST_DATABASE_URL")
     datadir = tempfile.mkdtemp(prefix="afr-pg-")
-    server = pgserver.get_server(datadir, cleanup_mode="stop")
-    yield server.get_uri()
+    try:
+        # We stop and delete it ourselves: pgserver's own cleanup misses a server that a
+        # test restarted (a new postmaster), and its "stop" mode keeps the data directory.
+        server = pgserver.get_server(datadir, cleanup_mode=None)
+        yield server.get_uri()
+        server.cleanup()  # with cleanup_mode None: only forgets this process's handle
+        atexit.unregister(server._cleanup)
+    finally:
+        stop_test_server(Path(datadir))
 
 
 @pytest.fixture

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -32,6 +34,45 @@ def test_help_teaches(runner: CliRunner) -> None:
 def test_version(runner: CliRunner) -> None:
     result = invoke(runner, "--version")
     assert result.exit_code == 0 and "afr" in result.output
+
+
+def test_python_dash_m_afr() -> None:
+    result = subprocess.run([sys.executable, "-m", "afr", "--version"], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0 and result.stdout.startswith("afr")
+
+
+def test_which_store(runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                     ) -> None:
+    """--db, else $AFR_DB, else ./afr.duckdb; commands that only read fall back to the
+    demo store (set up on first use) when nothing is chosen and ./afr.duckdb is absent."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AFR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("AFR_DB", raising=False)
+    skb = toy_skb(tmp_path / "skb")
+    chosen = tmp_path / "chosen.duckdb"
+    monkeypatch.setenv("AFR_DB", str(chosen))
+    assert invoke(runner, "load", str(skb)).exit_code == 0
+    assert chosen.exists() and not (tmp_path / "afr.duckdb").exists()
+    assert json.loads(invoke(runner, "info", "--json").output)["store"] == str(chosen)
+    monkeypatch.delenv("AFR_DB")
+    demo = json.loads(invoke(runner, "info", "--json").output)
+    assert demo["store"] == str(tmp_path / "cache" / "demo.duckdb") and demo["skb"]
+    assert invoke(runner, "init").exit_code == 0  # a write command: ./afr.duckdb
+    assert (tmp_path / "afr.duckdb").exists()
+    here = json.loads(invoke(runner, "info", "--json").output)
+    assert Path(here["store"]).resolve() == (tmp_path / "afr.duckdb").resolve()
+    assert not here["skb"]
+    given = json.loads(invoke(runner, "--db", str(chosen), "info", "--json").output)
+    assert given["store"] == str(chosen)
+
+
+def test_unknown_url_scheme(runner: CliRunner, tmp_path: Path,
+                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = invoke(runner, "--db", "mysql://me@host/kb", "info")
+    assert result.exit_code == 1 and "unsupported store URL scheme" in result.output
+    assert not list(tmp_path.iterdir())  # no file called mysql:
 
 
 def test_load_info_sql(runner: CliRunner, tmp_path: Path) -> None:

@@ -78,3 +78,62 @@ def test_cited_documents_exist() -> None:
         f"{len(missing)} cited document(s) are not in the repository "
         "(add them, e.g. under docs/, or cite one that is):\n  " + "\n  ".join(missing)
     )
+
+
+def _commands():
+    """(name, command) for every command of the CLI, groups' subcommands included:
+    ``("eval list", …)``; the top-level group is ``("", cli)``."""
+    import click
+    from afr.cli.main import cli
+
+    def walk(command: click.Command, name: str):
+        yield name, command
+        if isinstance(command, click.Group):
+            for sub_name, sub in command.commands.items():
+                if not sub.hidden:
+                    yield from walk(sub, f"{name} {sub_name}".strip())
+
+    return list(walk(cli, ""))
+
+
+def _command_reference() -> dict[str, str]:
+    """README.md's Command reference: command name → its entry (``"eval list"`` → text;
+    ``""`` is the global options' entry, under the heading "`afr` …")."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    match = re.search(r"^## Command reference\n(.*?)(?=^## |\Z)", readme, re.M | re.S)
+    assert match, "README.md has no '## Command reference' section"
+    entries = {}
+    for block in re.split(r"^### ", match.group(1), flags=re.M)[1:]:
+        heading = re.match(r"`afr((?: [a-z][\w-]*)*)", block)
+        assert heading, f"a Command reference heading does not name a command: {block[:60]!r}"
+        entries[heading.group(1).strip()] = block
+    return entries
+
+
+def test_cli_is_documented() -> None:
+    """Every command and option has help text, and README.md's Command reference has an
+    entry for every command naming each of its options' long names (the idea of
+    sqlite-utils' documentation test)."""
+    import click
+
+    entries = _command_reference()
+    problems = []
+    for name, command in _commands():
+        label = f"afr {name}".strip()
+        if not (command.help or "").strip():
+            problems.append(f"{label}: no help text")
+        entry = entries.get(name)
+        if entry is None:
+            problems.append(f"{label}: no entry in README.md's Command reference")
+        for param in command.params:
+            if not isinstance(param, click.Option) or param.name == "help":
+                continue
+            if not (param.help or "").strip():
+                problems.append(f"{label} {param.opts[0]}: no help text")
+            for opt in param.opts + param.secondary_opts:
+                if entry is not None and opt.startswith("--") and not re.search(
+                        rf"`{re.escape(opt)}[ `]", entry):
+                    problems.append(f"{label} {opt}: not in its Command reference entry")
+    stale = sorted(set(entries) - {name for name, _ in _commands()})
+    problems += [f"afr {name}: in the Command reference but not a command" for name in stale]
+    assert not problems, "the CLI is not fully documented:\n  " + "\n  ".join(problems)

@@ -24,7 +24,8 @@ from fake_openai import FakeOpenAI, Reply, prompt_text
 from afr.demo import ensure_demo_store
 from afr.evaluate.questions import load_questions
 from afr.evaluate.report import summarize
-from afr.evaluate.runner import EvalSettings, Evaluator, create_run, find_run
+from afr.evaluate.runner import Evaluator
+from afr.evaluate.runs import EvalSettings, create_run, find_run
 from afr.evaluate.variants import parse_sweeps
 from afr.pipeline.ask import Pipeline
 from afr.pipeline.config import AskConfig
@@ -102,12 +103,12 @@ def recompute(db: Path, eval_id: str) -> dict[str, float]:
     finally:
         store.close()
     totals = Counter()
-    for _qid, ranked_json, gold_json in rows:
+    for _qid, ranked_ids, gold_ids in rows:  # JSON columns come back decoded
         ranked: list[str] = []
-        for item in json.loads(ranked_json):
+        for item in ranked_ids:
             if item not in ranked:
                 ranked.append(item)
-        gold = set(json.loads(gold_json)) & candidates
+        gold = set(gold_ids) & candidates
         positions = [i for i, r in enumerate(ranked, 1) if r in gold]
         for k in (1, 5, 10, 20):
             totals[f"hit@{k}"] += bool(positions and positions[0] <= k)
@@ -173,7 +174,7 @@ def test_eval_with_llm_end_to_end(db: Path) -> None:
         store.close()
     lists: dict[str, dict[str, list[str]]] = {}
     for qid, variant, ranked in rows:
-        lists.setdefault(qid, {})[variant] = json.loads(ranked)
+        lists.setdefault(qid, {})[variant] = ranked
     assert len(lists) == FIRST_SIX
     for per in lists.values():
         before, after = per["1-7"], per["1-8"]
@@ -321,7 +322,7 @@ def test_sweeps_reproduce_the_matching_variants(db: Path) -> None:
         store.close()
     lists: dict[str, dict[str, list[str]]] = {}
     for qid, variant, ranked in rows:
-        lists.setdefault(qid, {})[variant] = json.loads(ranked)
+        lists.setdefault(qid, {})[variant] = ranked
     assert len(lists) == 4
     for per in lists.values():
         assert per["alpha=0.5"] == per["1-7"]  # recombining at the run's alpha: same list

@@ -14,7 +14,8 @@ from afr.errors import AfrError
 from afr.evaluate.metrics import question_metrics
 from afr.evaluate.questions import load_questions
 from afr.evaluate.report import export_rows, summarize
-from afr.evaluate.runner import EvalSettings, Evaluator, create_run, find_run
+from afr.evaluate.runner import Evaluator
+from afr.evaluate.runs import EvalSettings, create_run, find_run
 from afr.load import load_skb_dir
 from afr.pipeline.ask import Pipeline
 from afr.pipeline.config import AskConfig

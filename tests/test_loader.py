@@ -98,7 +98,7 @@ def test_broken_input_clear_error_and_store_unchanged(
     assert _counts(store) == before
     assert store.skb_name() == "toy"
     if store.dialect.name == "duckdb":  # no staging copy of the input left behind
-        assert not store.run("load/staging_tables.duckdb.sql")
+        assert not store.run("load/staging_tables.sql")
 
 
 def test_error_names_line_and_examples(duck_store: Store, tmp_path: Path) -> None:

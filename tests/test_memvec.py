@@ -11,8 +11,8 @@ from skbutil import write_skb
 from afr.embed.hashing import HashingEmbedder
 from afr.load import load_skb_dir
 from afr.store import DuckDBStore
-from afr.vectors import embed_store, search
-from afr.vectors.memory import SearchMatrix, use_memory_vectors
+from afr.vectors import embed_store, memory, search
+from afr.vectors.memory import SearchMatrix, memory_vectors, use_memory_vectors
 
 TYPES = ["a", "b", "c"]
 
@@ -32,11 +32,13 @@ def embedded(duck_store: DuckDBStore, tmp_path: Path) -> DuckDBStore:
 
 
 def sql_search(store: DuckDBStore, *args, **kwargs) -> list[tuple[int, float]]:
-    saved, store.search_matrices = store.search_matrices, None
+    saved = memory_vectors(store)
+    memory.stop_memory_vectors(store)
     try:
         return search(store, *args, **kwargs)
     finally:
-        store.search_matrices = saved
+        if saved is not None:
+            memory._REGISTRY[store] = saved
 
 
 def test_matrix_equals_sql_scan(embedded: DuckDBStore) -> None:
@@ -58,8 +60,9 @@ def test_matrix_equals_sql_scan(embedded: DuckDBStore) -> None:
         assert [i for i, _ in got] == [i for i, _ in want], (trial, types, ids, exclude)
         assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-5)
         checked += 1
-    assert checked == 60 and embedded.search_matrices is not None
-    assert embedded.search_matrices._matrices  # the matrices were really used
+    matrices = memory_vectors(embedded)
+    assert checked == 60 and matrices is not None
+    assert matrices._matrices  # the matrices were really used
 
 
 def test_ties_break_by_node_id() -> None:
@@ -73,13 +76,14 @@ def test_new_vectors_invalidate_the_matrix(embedded: DuckDBStore) -> None:
     use_memory_vectors(embedded)
     vec = HashingEmbedder(32).embed(["w1 w2"])[0]
     search(embedded, "doc", vec, 5)
-    assert embedded.search_matrices._matrices
+    matrices = memory_vectors(embedded)
+    assert matrices is not None and matrices._matrices
     embed_store(embedded, HashingEmbedder(32), rebuild=True, variants=["doc"], progress=False)
-    assert not embedded.search_matrices._matrices
+    assert not matrices._matrices
 
 
 def test_budget_keeps_large_stores_on_sql(embedded: DuckDBStore) -> None:
     use_memory_vectors(embedded, budget_mb=0.001)
     vec = HashingEmbedder(32).embed(["w1"])[0]
     assert search(embedded, "doc", vec, 5) == sql_search(embedded, "doc", vec, 5)
-    assert embedded.search_matrices._matrices == {"doc": None}
+    assert memory_vectors(embedded)._matrices == {"doc": None}

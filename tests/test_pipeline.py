@@ -155,6 +155,40 @@ def test_cli_cypher(demo_path: Path) -> None:
     assert bad.exit_code == 1 and "afr: error:" in bad.output
 
 
+def test_cli_cypher_regex_name_is_a_constant(demo_path: Path) -> None:
+    """A name matched by a regular expression makes a constant in `afr cypher` as in
+    `afr ask` (the one constant rule); it used to show as a variable."""
+    runner = CliRunner()
+    query = ("MATCH (c:exception)-[:exception_inherits_from_exception]-(b:exception) "
+             "WHERE b.name =~ 'Value.*' RETURN c")
+    shown = runner.invoke(cli, ["--db", str(demo_path), "cypher", query])
+    assert shown.exit_code == 0, shown.output
+    assert "(b:exception) constant where name =~ 'Value.*'" in shown.output
+    assert "(c:exception) variable" in shown.output
+    graph = json.loads(runner.invoke(cli, ["--db", str(demo_path), "cypher", query,
+                                           "--json"]).output)
+    assert {s["var"]: s["constant"] for s in graph["symbols"]} == {"c": False, "b": True}
+    run = runner.invoke(cli, ["--db", str(demo_path), "cypher", query, "--run"])
+    assert run.exit_code == 0 and "UnicodeError" in run.output
+
+
+def test_cli_cypher_has_the_switches_of_ask(demo_path: Path) -> None:
+    runner = CliRunner()
+    query = "MATCH (y)-[:exception_inherits_from_exception]-(b {name: 'ValueError'}) RETURN y"
+
+    def run(*args: str):
+        return runner.invoke(cli, ["--db", str(demo_path), "cypher", query, "--run", *args])
+
+    typed = run("--target-type", "exception", "--no-edge-types", "--mode", "strict")
+    assert typed.exit_code == 0 and "UnicodeError" in typed.output
+    bad = run("--target-type", "nosuchtype")
+    assert bad.exit_code == 1 and "--target-type nosuchtype" in bad.output
+    strict = run("--target-type", "module")  # strict (the default): filtered by the type
+    assert strict.exit_code == 0 and "UnicodeError" not in strict.output
+    lenient = run("--mode", "lenient", "--target-type", "module")
+    assert lenient.exit_code == 0 and "UnicodeError" in lenient.output
+
+
 def test_cli_ask_empty_question(demo_path: Path) -> None:
     result = CliRunner().invoke(cli, ["--db", str(demo_path), "ask", "   "])
     assert result.exit_code == 1 and "empty" in result.output

@@ -3,7 +3,6 @@ and those links are real edges to candidates that were in scope at that level.""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -55,8 +54,7 @@ def test_graph_answers_name_their_links(demo_path: Path) -> None:
         # the run log keeps it, queryable with SQL
         logged = store.query("SELECT provenance FROM run_answers WHERE run_id = $r AND "
                              "node_id = $n", {"r": result.run_id, "n": top.node_id})
-        stored = logged[0][0]
-        stored = json.loads(stored) if isinstance(stored, str) else stored
+        stored = logged[0].provenance  # JSON comes back decoded on both stores
         assert stored["linked_by"]["m"][0]["node"] == top.provenance["linked_by"]["m"][0]["node"]
     finally:
         store.close()

@@ -162,3 +162,49 @@ def test_broken_user_prompt_template_is_one_line_error(tmp_path: Path,
         assert not server.chat_requests()
     assert result.exit_code != 0
     assert "prompt template target_type.j2" in result.output and "Traceback" not in result.output
+
+
+def test_cli_effort_flag_beats_the_file_at_its_default_value(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, demo_path: Path) -> None:
+    # target=medium is the built-in default; a flag giving it must still beat the file's
+    # "high" (the old merge took a value equal to the default for "not given").
+    with FakeOpenAI(responder) as server:
+        cfg = write(tmp_path / "c.toml", f'[llm]\nbase_url = "{server.base_url}"\n'
+                    'model = "main-model"\n[llm.steps.target]\neffort = "high"\n')
+        monkeypatch.setenv("AFR_CONFIG", str(cfg))
+        result = CliRunner().invoke(cli, [
+            "--db", str(demo_path), "ask", "Which exceptions does calendar define?",
+            "--effort", "target=medium", "--reranker", "none", "--no-log", "--no-cache"])
+        assert result.exit_code == 0, result.output
+        efforts = {"Cypher" in prompt_text(r): r.get("reasoning_effort")
+                   for r in server.chat_requests()}
+    assert efforts == {False: "medium", True: "medium"}
+
+
+def test_resolved_step_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                demo_path: Path) -> None:
+    """Explicit AskConfig values beat the file, which beats the defaults."""
+    cfg = write(tmp_path / "c.toml", '[llm.steps.target]\neffort = "high"\nmodel = "file-m"\n'
+                '[prompts]\ndir = "/from/file"\n')
+    monkeypatch.setenv("AFR_CONFIG", str(cfg))
+    store = DuckDBStore(demo_path)
+    try:
+        plain = Pipeline(store, AskConfig(offline=True, log=False)).config
+        given = Pipeline(store, AskConfig(offline=True, log=False, prompts_dir="/given",
+                                          step_effort={"target": "medium"},
+                                          step_models={"target": "flag-m"})).config
+    finally:
+        store.close()
+    assert plain.step_effort == {"target": "high", "cypher": "medium", "rerank": "low"}
+    assert (plain.step_models, plain.prompts_dir) == ({"target": "file-m"}, "/from/file")
+    assert given.step_effort == {"target": "medium", "cypher": "medium", "rerank": "low"}
+    assert (given.step_models, given.prompts_dir) == ({"target": "flag-m"}, "/given")
+
+
+def test_llm_fields_flags_then_environment_then_file(monkeypatch: pytest.MonkeyPatch,
+                                                       tmp_path: Path) -> None:
+    cfg = write(tmp_path / "c.toml", '[llm]\nmodel = "file-m"\nbase_url = "http://file/v1"\n')
+    monkeypatch.setenv("AFR_CONFIG", str(cfg))
+    monkeypatch.setenv("AFR_LLM_MODEL", "env-m")
+    config = LLMConfig.from_env(base_url="http://flag/v1", model=None)
+    assert (config.base_url, config.model) == ("http://flag/v1", "env-m")

@@ -3,18 +3,20 @@ and falls back to the exact search when a type filter leaves too few approximate
 
 from __future__ import annotations
 
+from importlib import import_module
 from pathlib import Path
 
 import numpy as np
 import pytest
 from skbutil import write_skb
 
-from afr import vectors
 from afr.embed.hashing import HashingEmbedder
 from afr.load import load_skb_dir
 from afr.store import PostgresStore
-from afr.store.base import render_template
 from afr.vectors import embed_store, search
+
+# the module (afr.vectors.search is also the name of its function in afr.vectors)
+search_module = import_module("afr.vectors.search")
 
 WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "kappa", "lambda", "sigma", "omega", "rho", "tau", "phi", "chi", "psi", "iota", "eta", "nu", "xi"]
 
@@ -45,8 +47,8 @@ def exact(store: PostgresStore, vec: np.ndarray, k: int, types: list[str] | None
 @pytest.mark.postgres
 def test_unfiltered_search_is_planned_on_the_index(embedded_pg: PostgresStore) -> None:
     assert embedded_pg.has_vector_index("doc")
-    statements = render_template("vss/topk_ann.pg.sql", embedded_pg.dialect, variant="doc",
-                                 dim=64, ef_search=40, types=False, exclude=False)
+    statements = embedded_pg.sql("vss/topk_ann.sql", variant="doc", dim=64, ef_search=40,
+                                 types=False, exclude=False)
     vec = HashingEmbedder(64).embed(["alpha beta gamma"])[0]
     with embedded_pg.lock:
         embedded_pg.execute("SET enable_seqscan = off")  # a 600-row table would be scanned
@@ -63,14 +65,14 @@ def test_unfiltered_search_is_planned_on_the_index(embedded_pg: PostgresStore) -
 def test_approximate_results_agree_with_exact(embedded_pg: PostgresStore,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     answered: list[bool] = []
-    real = vectors._search_ann
+    real = search_module._search_ann
 
     def spy(*args, **kwargs):
         rows = real(*args, **kwargs)
         answered.append(rows is not None)
         return rows
 
-    monkeypatch.setattr(vectors, "_search_ann", spy)
+    monkeypatch.setattr(search_module, "_search_ann", spy)
     embedder = HashingEmbedder(64)
     agree = total = 0
     for text in ("alpha beta", "sigma omega rho", "n5 kappa", "theta", "xi nu eta"):

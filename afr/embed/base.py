@@ -11,6 +11,10 @@ from afr.errors import EmbeddingError
 
 
 class Embedder(Protocol):
+    """Texts → vectors. An embedder may also set ``cache_queries = False`` when it embeds
+    a query faster than the store's query-embedding cache looks one up (the built-in
+    hashing embedder); ``afr.vectors.search.query_vector`` then skips the cache."""
+
     model_id: str
 
     @property

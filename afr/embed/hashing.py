@@ -19,6 +19,9 @@ _CACHE_WORDS = 500_000  # memoised words per embedder (a few hundred MB at most)
 
 
 class HashingEmbedder:
+    # Embedding a query here is cheaper than looking it up in the store's cache.
+    cache_queries = False
+
     def __init__(self, dim: int = 384) -> None:
         if dim < 16:
             raise ValueError("the hashing embedder needs at least 16 dimensions")

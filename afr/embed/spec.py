@@ -24,11 +24,16 @@ def make_embedder(spec: str, **kw: Any) -> Embedder:
             raise EmbeddingError(f"bad embedder spec {spec!r}: use {SPEC_HELP}") from None
     if kind == "openai" and arg:
         from afr.embed.openai_embed import OpenAIEmbedder
+        from afr.settings import resolve_llm
 
-        base_url = kw.pop("base_url", None) or os.environ.get("AFR_EMBED_BASE_URL") \
-            or os.environ.get("AFR_LLM_BASE_URL")
-        api_key = kw.pop("api_key", None) or os.environ.get("AFR_EMBED_API_KEY") \
-            or os.environ.get("AFR_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY")
+        # The embedding endpoint's own variables, else the LLM's (afr.settings: the
+        # environment, else the settings file).
+        base_url = kw.pop("base_url", None) or os.environ.get("AFR_EMBED_BASE_URL")
+        api_key = kw.pop("api_key", None) or os.environ.get("AFR_EMBED_API_KEY")
+        if not (base_url and api_key):
+            llm = resolve_llm()
+            base_url = base_url or llm.get("base_url")
+            api_key = api_key or llm.get("api_key")
         return OpenAIEmbedder(base_url=base_url, model=arg, api_key=api_key, **kw)
     if kind == "st" and arg:
         from afr.embed.st_embed import SentenceTransformerEmbedder

@@ -24,7 +24,7 @@ from afr.errors import AfrError
 from afr.evaluate.metrics import question_metrics
 from afr.evaluate.questions import Question
 from afr.evaluate.report import store_summary
-from afr.evaluate.runs import EvalRun, decode_json, set_status
+from afr.evaluate.runs import EvalRun, set_status
 from afr.evaluate.variants import FINAL, VariantMaker, variant_names
 from afr.store.base import Store
 
@@ -96,7 +96,7 @@ class Evaluator:
 
     def previous(self) -> dict[str, tuple[str, dict[str, float]]]:
         rows = self.store.run("eval/results.sql", {"eval_id": self.run.eval_id})
-        return {str(r[0]): (r[8] or "ok", decode_json(r[6]) or {}) for r in rows}
+        return {str(r.question_id): (r.status or "ok", r.metrics or {}) for r in rows}
 
     def execute(self, *, progress: bool = False) -> RunReport:
         previous = self.previous()
@@ -242,8 +242,7 @@ class Evaluator:
 
     def _ext_ids(self, lists: dict[str, list[int]]) -> dict[str, list[str]]:
         ids = sorted({n for ranked in lists.values() for n in ranked})
-        ext = {int(r[0]): str(r[1]) for r in self.store.run("runlog/answer_details.sql",
-                                                            {"ids": ids})} if ids else {}
+        ext = {i: str(d.ext_id) for i, d in self.store.node_details(ids).items()}
         return {name: [ext[n] for n in ranked if n in ext] for name, ranked in lists.items()}
 
 

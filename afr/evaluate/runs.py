@@ -66,16 +66,6 @@ class EvalRun:
     total: int = 0  # questions in the set
 
 
-def decode_json(value: Any) -> Any:
-    # DuckDB hands JSON columns back as text, psycopg as Python objects.
-    if isinstance(value, str | bytes):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
-
-
 def require_eval_tables(store: Store) -> None:
     if store.schema_version() < 2:
         raise AfrError(f"the store {store.location} holds no evaluations yet "
@@ -112,7 +102,7 @@ def find_run(store: Store, ref: str) -> EvalRun:
     else:
         raise AfrError(f"no eval {ref!r} in {store.location} (see 'afr eval list')")
     row = store.run("eval/get_run.sql", {"eval_id": eval_id})[0]
-    config = decode_json(row[5]) or {}
+    config = row.config or {}
     return EvalRun(eval_id, row[2], EvalSettings.from_dict(config), row[6] or "?",
                    int(config.get("questions") or 0))
 
@@ -128,8 +118,6 @@ def load_results(store: Store, eval_id: str) -> list[dict[str, Any]]:
     out = []
     for row in store.run("eval/results.sql", {"eval_id": eval_id}):
         item = dict(zip(cols, row, strict=True))
-        for key in ("ranked", "gold", "metrics", "timings"):
-            item[key] = decode_json(item[key])
         item["question_id"] = str(item["question_id"])
         out.append(item)
     return out
@@ -139,8 +127,7 @@ def load_variants(store: Store, eval_id: str) -> dict[str, dict[str, dict[str, A
     """question id → variant → {"ranked": [...], "metrics": {...}}."""
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for qid, variant, ranked, metrics in store.run("eval/variants.sql", {"eval_id": eval_id}):
-        out.setdefault(str(qid), {})[variant] = {"ranked": decode_json(ranked),
-                                                 "metrics": decode_json(metrics)}
+        out.setdefault(str(qid), {})[variant] = {"ranked": ranked, "metrics": metrics}
     return out
 
 
@@ -151,8 +138,8 @@ def list_runs(store: Store, *, limit: int = 50) -> list[dict[str, Any]]:
     items = []
     for eval_id, created, name, dataset, split, status, config, metrics, done in store.run(
             "eval/list_runs.sql", {"limit": limit}):
-        config = decode_json(config) or {}
-        final = ((decode_json(metrics) or {}).get("metrics") or {}).get(FINAL) or {}
+        config = config or {}
+        final = ((metrics or {}).get("metrics") or {}).get(FINAL) or {}
         items.append({"eval_id": eval_id, "created_at": str(created)[:19], "name": name,
                       "source": dataset, "split": split, "status": status, "done": int(done),
                       "questions": config.get("questions"), "hit@1": final.get("hit@1"),

@@ -12,14 +12,13 @@ finds with the first L candidates per constant, so all levels come out of one qu
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from afr.cypher.model import target_component
 from afr.ground.query import GroundingQuery, GTriplet
 from afr.ground.schedule import level_of_rank, scope_schedule
-from afr.store.base import render_template
-from afr.store.dialect import Dialect
 
 
 @dataclass
@@ -193,20 +192,23 @@ class _Builder:
         return name
 
 
-def compile_grounding(query: GroundingQuery, *, schema_directed: bool, dialect: Dialect,
-                      k: int = 20, l_max: int = 100) -> CompiledGrounding:
+def compile_grounding(query: GroundingQuery, *, schema_directed: bool,
+                      sql: Callable[..., list[str]], k: int = 20, l_max: int = 100
+                      ) -> CompiledGrounding:
+    """The grounding's statements; ``sql`` renders a template for the store that will run
+    them (``store.sql``)."""
     symbols, triplets = target_component(query.target, query.triplets)
     builder = _Builder(query, schema_directed, l_max)
     if is_tree(symbols, triplets):
         result = builder.tree(query.target, None, triplets)
-        statements = render_template("ground/tree.sql", dialect, ctes=builder.ctes,
-                                     result=result, max_level=False)
+        statements = sql("ground/tree.sql", ctes=builder.ctes, result=result,
+                         max_level=False)
         return CompiledGrounding(statements, builder.params)
-    return _compile_cyclic(builder, symbols, triplets, dialect)
+    return _compile_cyclic(builder, symbols, triplets, sql)
 
 
 def _compile_cyclic(builder: _Builder, symbols: list[str], triplets: list[GTriplet],
-                    dialect: Dialect) -> CompiledGrounding:
+                    sql: Callable[..., list[str]]) -> CompiledGrounding:
     tag = uuid.uuid4().hex[:10]
     tables = {var: f"afr_g{tag}_{i}" for i, var in enumerate(symbols)}
     compiled = CompiledGrounding([], builder.params, cyclic=True, tables=tables)
@@ -222,8 +224,6 @@ def _compile_cyclic(builder: _Builder, symbols: list[str], triplets: list[GTripl
                                    "reach": reach})
     compiled.statements = [
         s for var in symbols
-        for s in render_template("ground/fix_init.sql", dialect, table=tables[var],
-                                 domain=compiled.domains[var])
-    ] + [s for step in compiled.steps for s in render_template("ground/fix_step.sql", dialect,
-                                                                   **step)]
+        for s in sql("ground/fix_init.sql", table=tables[var], domain=compiled.domains[var])
+    ] + [s for step in compiled.steps for s in sql("ground/fix_step.sql", **step)]
     return compiled

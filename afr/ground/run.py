@@ -27,7 +27,7 @@ def ground(store: Store, query: GroundingQuery, *, k: int = 20, l_max: int = 100
     FIRST_STAGE; when they are already ≥ k, the stop rule fires there and the result is
     the one of the full grounding, without expanding hubs for candidates it never needs."""
     started = time.perf_counter()
-    directed = store.get_meta("skb_directed") == "true"
+    directed = store.skb_schema().directed
     schedule = scope_schedule(l_max)
     first = _first_stage(query, schedule)
     if first is not None:
@@ -57,7 +57,7 @@ def _first_stage(query: GroundingQuery, schedule: list[int]) -> GroundingQuery |
 
 def _answers(store: Store, query: GroundingQuery, directed: bool, k: int, l_max: int
              ) -> tuple[list[tuple[int, int]], list[str]]:
-    compiled = compile_grounding(query, schema_directed=directed, dialect=store.dialect,
+    compiled = compile_grounding(query, schema_directed=directed, sql=store.sql,
                                  k=k, l_max=l_max)
     rows = _run_cyclic(store, compiled, query) if compiled.cyclic else store.query(
         compiled.statements[-1], _params(compiled.statements[-1], compiled.params))
@@ -76,8 +76,12 @@ def witnesses(store: Store, query: GroundingQuery, answers: list[tuple[int, int]
     if not answers:
         return {}
     schedule = scope_schedule(l_max)
-    directed = store.get_meta("skb_directed") == "true"
+    directed = store.skb_schema().directed
     out: dict[int, dict[str, list[dict[str, int]]]] = {node: {} for node, _ in answers}
+    params: dict[str, object] = {"ids": [n for n, _ in answers],
+                                 "lvls": [lv for _, lv in answers]}
+    links: list[dict] = []
+    others: list[tuple[str, dict[int, int]]] = []  # per link: the constant, rank by node
     for t in query.triplets:
         if t.max_hops != 1 or query.target not in (t.head, t.tail) or t.head == t.tail:
             continue
@@ -93,16 +97,22 @@ def witnesses(store: Store, query: GroundingQuery, answers: list[tuple[int, int]
             ranks[int(node)] = rank
             cands.append(int(node))
             cand_lvls.append(level)
-        ways = edge_ways(t, from_tail=t.tail == query.target, schema_directed=directed)
-        rows = store.run("ground/witness.sql", {
-            "ids": [n for n, _ in answers], "lvls": [lv for _, lv in answers],
-            "cands": cands, "cand_lvls": cand_lvls, "edge": t.edge_type,
-        }, ways=ways, edge=t.edge_type is not None)
-        for node, cand, level in rows:
-            links = out[int(node)].setdefault(other, [])
-            if len(links) < WITNESSES_PER_LINK and all(w["node"] != cand for w in links):
-                links.append({"node": int(cand), "rank": ranks[int(cand)],
-                              "level": int(level)})
+        i = len(links)
+        params[f"cands{i}"], params[f"cand_lvls{i}"] = cands, cand_lvls
+        if t.edge_type is not None:
+            params[f"edge{i}"] = t.edge_type
+        links.append({"cands": f"cands{i}", "cand_lvls": f"cand_lvls{i}",
+                      "edge": f"edge{i}" if t.edge_type is not None else None,
+                      "ways": edge_ways(t, from_tail=t.tail == query.target,
+                                        schema_directed=directed)})
+        others.append((other, ranks))
+    if not links:
+        return out
+    for link, node, cand, level in store.run("ground/witness.sql", params, links=links):
+        other, ranks = others[int(link)]
+        found = out[int(node)].setdefault(other, [])
+        if len(found) < WITNESSES_PER_LINK and all(w["node"] != cand for w in found):
+            found.append({"node": int(cand), "rank": ranks[int(cand)], "level": int(level)})
     return out
 
 
@@ -113,19 +123,16 @@ def _params(stmt: str, params: dict) -> dict | None:
 
 
 def _run_cyclic(store: Store, compiled: CompiledGrounding, query: GroundingQuery) -> list:
-    from afr.store.base import render_template
-
-    d = store.dialect
     tables = compiled.tables
     try:
         for var, table in tables.items():
-            for stmt in render_template("ground/fix_init.sql", d, table=table,
-                                        domain=compiled.domains[var]):
+            for stmt in store.sql("ground/fix_init.sql", table=table,
+                                  domain=compiled.domains[var]):
                 store.execute(stmt, _params(stmt, compiled.params))
         state = None
         for _ in range(MAX_ROUNDS):
             for step in compiled.steps:
-                for stmt in render_template("ground/fix_step.sql", d, **step):
+                for stmt in store.sql("ground/fix_step.sql", **step):
                     store.execute(stmt, _params(stmt, compiled.params))
             new_state = [tuple(store.run("ground/fix_state.sql", table=t)[0])
                          for t in tables.values()]

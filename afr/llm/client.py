@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import random
 import threading
 import time
@@ -42,19 +41,11 @@ class LLMConfig:
 
     @classmethod
     def from_env(cls, **overrides: Any) -> LLMConfig:
-        """Overrides (flags) beat environment variables, which beat the settings file."""
-        from afr.settings import llm_settings
+        """Overrides (flags) beat environment variables, which beat the settings file
+        (``afr.settings.resolve_llm``)."""
+        from afr.settings import resolve_llm
 
-        env = os.environ
-        config = replace(cls(), **llm_settings())
-        from_env = {
-            "base_url": env.get("AFR_LLM_BASE_URL") or None,
-            "model": env.get("AFR_LLM_MODEL") or None,
-            "api_key": env.get("AFR_LLM_API_KEY") or env.get("OPENAI_API_KEY") or None,
-            "timeout_s": _seconds(env.get("AFR_LLM_TIMEOUT"), "AFR_LLM_TIMEOUT"),
-        }
-        config = replace(config, **{k: v for k, v in from_env.items() if v is not None})
-        return replace(config, **{k: v for k, v in overrides.items() if v is not None})
+        return cls(**resolve_llm(overrides))
 
     @property
     def configured(self) -> bool:
@@ -242,18 +233,6 @@ class LLMClient:
             latency_s=latency, finish_reason=choice.finish_reason,
             reasoning=reasoning if isinstance(reasoning, str) else None,
         )
-
-
-def _seconds(value: str | None, name: str) -> float | None:
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = -1.0
-    if seconds <= 0:
-        raise LLMError(f"{name} must be a positive number of seconds, not {value!r}")
-    return seconds
 
 
 def _message(exc: BaseException) -> str:

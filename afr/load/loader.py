@@ -44,7 +44,7 @@ class LoadReport:
 def load_skb_dir(
     store: Store, directory: str | Path, *, replace: bool = False, progress: bool = True
 ) -> LoadReport:
-    """Load an SKB directory (skb-format.md) into ``store``; on any error nothing changes."""
+    """Load an SKB directory (docs/skb-format.md) into ``store``; on any error nothing changes."""
     directory = Path(directory)
     if not directory.is_dir():
         raise LoadError(f"{directory}: not a directory (expected an SKB directory with skb.json)")

@@ -14,8 +14,7 @@ from pathlib import Path
 import duckdb
 
 from afr.errors import LoadError
-from afr.store.base import render_template, used_params
-from afr.store.dialect import DUCKDB
+from afr.store.base import duckdb_sql, used_params
 from afr.store.skb import SkbSchema
 
 
@@ -40,7 +39,7 @@ def find_file(directory: Path, stem: str, required: bool = True) -> Path | None:
 
 def _run(con: duckdb.DuckDBPyConnection, template: str, params: dict | None = None, **ctx) -> list:
     rows: list = []
-    for stmt in render_template(template, DUCKDB, **ctx):
+    for stmt in duckdb_sql(template, **ctx):
         used = used_params(stmt, params)
         cur = con.execute(stmt, used)
         rows = cur.fetchall() if cur.description else []
@@ -101,7 +100,7 @@ def stage_edges(
     con: duckdb.DuckDBPyConnection, path: Path, schema: SkbSchema, result: StageResult
 ) -> None:
     check_edges_header(path)
-    # Edges may name their type by key or by prompt label (skb-format.md).
+    # Edges may name their type by key or by prompt label (docs/skb-format.md).
     names, types = [], []
     for t in schema.edge_types.values():
         names.append(t.type)

@@ -28,8 +28,8 @@ from afr.pipeline.runlog import write_run
 from afr.pipeline.target_type import predict_target_type
 from afr.pipeline.timing import Timer
 from afr.pipeline.write_cypher import name_examples, write_cypher
-from afr.settings import prompts_dir_setting, step_settings
-from afr.store.base import Store
+from afr.settings import resolve_prompts_dir, resolve_steps
+from afr.store.base import NodeDetails, Store
 from afr.store.skb import SkbSchema
 from afr.text import clean_text
 from afr.vectors.search import query_vector
@@ -101,9 +101,10 @@ class Pipeline:
             candidates = combine(graph_part, vss, cfg.k)
             result.vss_ranked, result.pre_rerank = vss, list(candidates)
 
+        details = self.store.node_details([c.node_id for c in candidates])
         with timer.step("8_rerank"):
-            positions = self._rerank(question, candidates, result, llm=llm)
-        self._finish(result, candidates, positions)
+            positions = self._rerank(question, candidates, result, llm=llm, details=details)
+        self._finish(result, candidates, positions, details)
         if llm is not None:
             result.llm_calls, result.llm_new_calls = llm.calls, llm.new_calls
             result.llm_tokens, result.llm_tokens_all = llm.new_tokens, llm.tokens
@@ -165,16 +166,19 @@ class Pipeline:
     # -- step 8 ------------------------------------------------------------------------
 
     def _rerank(self, question: str, candidates: list[Candidate], result: AskResult, *,
-                llm: Any = None, method: str | None = None) -> dict[int, int] | None:
-        """Step 8; ``method`` overrides the configured reranker (evaluation sweeps)."""
+                llm: Any = None, method: str | None = None,
+                details: dict[int, NodeDetails] | None = None) -> dict[int, int] | None:
+        """Step 8; ``method`` overrides the configured reranker (evaluation sweeps).
+        ``details`` are the candidates' (when the caller has them already)."""
         cfg = self.config
         llm = llm or self.llm
         method = method or cfg.reranker
         if llm is None or method == "none" or not candidates:
             return None
         ids = [c.node_id for c in candidates]
-        types = {int(r[0]): r[2] for r in self.store.run("runlog/answer_details.sql",
-                                                         {"ids": ids})}
+        if details is None:
+            details = self.store.node_details(ids)
+        types = {i: d.type for i, d in details.items()}
         names = {s for sym in (result.resolved.symbols.values() if result.resolved else [])
                  for s in sym.search_strings}
         try:
@@ -193,15 +197,14 @@ class Pipeline:
         return {node: pos for pos, node in enumerate(outcome.order, 1)}
 
     def _finish(self, result: AskResult, candidates: list[Candidate],
-                positions: dict[int, int] | None) -> None:
+                positions: dict[int, int] | None,
+                details: dict[int, NodeDetails]) -> None:
         order = sorted(candidates, key=lambda c: positions[c.node_id]) if positions \
             else candidates
-        details = {int(r[0]): r for r in self.store.run(
-            "runlog/answer_details.sql", {"ids": [c.node_id for c in candidates]})}
         for rank, c in enumerate(order, 1):
-            _, ext_id, node_type, name = details[c.node_id]
+            d = details[c.node_id]
             result.answers.append(RankedAnswer(
-                rank, c.node_id, ext_id, name, node_type, c.source, c.level, c.vss_score,
+                rank, c.node_id, d.ext_id, d.name, d.type, c.source, c.level, c.vss_score,
                 positions.get(c.node_id) if positions else None, c.provenance,
             ))
 
@@ -228,18 +231,11 @@ class _QuestionLLM:
 
 
 def _with_settings(config: AskConfig) -> AskConfig:
-    """Fill per-step models, efforts and the prompt folder from the settings file where
-    the caller left them at their defaults."""
-    models, efforts = step_settings()
-    default_effort = AskConfig().step_effort
-    return replace(
-        config,
-        step_models={**models, **config.step_models},
-        step_effort={**default_effort, **efforts,
-                     **{s: e for s, e in config.step_effort.items()
-                        if default_effort.get(s) != e}},
-        prompts_dir=config.prompts_dir or prompts_dir_setting(),
-    )
+    """The config with per-step models, efforts and the prompt folder resolved: its own
+    (explicit) values beat the settings file, which beats the defaults."""
+    models, efforts = resolve_steps(config.step_models, config.step_effort)
+    return replace(config, step_models=models, step_effort=efforts,
+                   prompts_dir=resolve_prompts_dir(config.prompts_dir))
 
 
 def _llm_from_config(store: Store, config: AskConfig):

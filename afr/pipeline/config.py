@@ -1,4 +1,4 @@
-"""Every knob of `afr ask`, with the defaults that reproduce the paper (method-notes.md)."""
+"""Every knob of `afr ask`, with the defaults that reproduce the paper (docs/method.md)."""
 
 from __future__ import annotations
 
@@ -25,11 +25,11 @@ class AskConfig:
     offline: bool | None = None  # None: offline exactly when no LLM is configured
     use_cache: bool = True  # read the llm_calls cache
     log: bool = True  # write runs / run_symbols / run_answers
-    llm: dict[str, Any] = field(default_factory=dict)  # overrides for LLMConfig
+    # Explicit overrides only (flags, API callers); empty / None = unset. The Pipeline
+    # fills in the environment, the settings file and the defaults (afr.settings).
+    llm: dict[str, Any] = field(default_factory=dict)  # LLMConfig fields
     step_models: dict[str, str] = field(default_factory=dict)  # step name → model
-    step_effort: dict[str, str] = field(
-        default_factory=lambda: {"target": "medium", "cypher": "medium", "rerank": "low"}
-    )
+    step_effort: dict[str, str] = field(default_factory=dict)  # step name → effort
     prompts_dir: str | None = None  # a folder with the user's own prompt templates
 
     @property

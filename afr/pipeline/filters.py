@@ -166,14 +166,11 @@ def filter_nodes(store: Store, node_type: str | None, conditions: Sequence[Condi
         result.applied.append(cond)
     if not plans:
         return result
-    template = "filters/nodes.pg.sql" if store.dialect.name == "postgres" \
-        else "filters/nodes.duckdb.sql"
-    statement = store.sql(template, conditions=plans, node_type=bool(node_type))[0]
     try:
-        rows = store.query(statement, {k: v for k, v in params.items()
-                                       if k != "node_type" or node_type})
+        rows = store.run("filters/nodes.sql", params, conditions=plans,
+                         node_type=bool(node_type))
     except StoreError as exc:
-        # A value the database still refuses (e.g. a regex dialect difference): report it.
+        # A value the database still refuses (e.g. a regex its engine rejects): report it.
         result.unapplied += [(c, f"the database refused it ({exc})") for c in result.applied]
         result.applied = []
         return result

@@ -49,10 +49,12 @@ def _interleave(lists: list[list[tuple[int, float]]], limit: int) -> list[tuple[
     return out[:limit]
 
 
-def retrieve_symbol(
+def _search_symbol(
     store: Store, embedder: Embedder, sym: ResolvedSymbol, catalog: AttributeCatalog, *,
-    l_max: int, exact_names_first: bool = True,
-) -> SymbolCandidates:
+    l_max: int,
+) -> tuple[SymbolCandidates, list[tuple[int, float]] | None]:
+    """A symbol's filters and, for a constant, its vector-similarity ranking (None when
+    there is nothing to rank)."""
     out = SymbolCandidates(sym.var, sym.is_constant)
     if sym.conditions:
         out.filters = filter_nodes(store, sym.node_type, sym.conditions, catalog)
@@ -61,41 +63,62 @@ def retrieve_symbol(
     allowed = out.filters.ids if out.filters else None
     if not sym.is_constant:
         out.allowed = allowed
-        return out
+        return out, None
     extra = [_condition_text(c) for c, _ in (out.filters.unapplied if out.filters else [])]
     strings = [" ".join([s, *extra]) for s in sym.search_strings]
     out.search = " | ".join(strings)
     if allowed is not None and not allowed:
         out.notes.append("no node passes the attribute filters")
-        return out
+        return out, None
     types = [sym.node_type] if sym.node_type else None
     ranked_lists = []
     for text in strings:
         vec = query_vector(store, embedder, text)
         ranked_lists.append(search(store, "doc", vec, l_max, types=types, ids=allowed))
-    ranked = _interleave(ranked_lists, l_max)
-    if exact_names_first:
-        exact = [int(r[0]) for r in store.run(
-            "symbols/exact_names.sql",
-            {"names": sym.search_strings, "node_type": sym.node_type, "allowed": allowed,
-             "limit": l_max},
-            node_type=bool(sym.node_type), allowed=allowed is not None,
-        )]
-        scores = dict(ranked)
-        lead = [(i, scores.get(i, 1.0)) for i in exact]
-        ranked = (lead + [r for r in ranked if r[0] not in set(exact)])[:l_max]
-        out.exact = len(lead)
-    out.ids = [i for i, _ in ranked]
-    out.scores = [s for _, s in ranked]
-    return out
+    return out, _interleave(ranked_lists, l_max)
+
+
+def _exact_names(store: Store, wanted: list[tuple[ResolvedSymbol, list[int] | None]], *,
+                 l_max: int) -> list[list[int]]:
+    """For each (constant, its allowed nodes or None): the nodes whose name or an alias
+    equals one of its search strings, of its type, in one statement for all of them."""
+    if not wanted:
+        return []
+    params: dict[str, object] = {
+        "syms": [i for i, (sym, _) in enumerate(wanted) for _ in sym.search_strings],
+        "names": [name for sym, _ in wanted for name in sym.search_strings],
+        "sym_ids": list(range(len(wanted))),
+        "types": [sym.node_type for sym, _ in wanted],
+        "restricted": [allowed is not None for _, allowed in wanted],
+        "allowed_syms": [i for i, (_, allowed) in enumerate(wanted) for _ in allowed or ()],
+        "allowed_ids": [int(n) for _, allowed in wanted for n in allowed or ()],
+        "limit": l_max,
+    }
+    found: list[list[int]] = [[] for _ in wanted]
+    for sym, node in store.run("symbols/exact_names.sql", params):
+        found[int(sym)].append(int(node))
+    return found
 
 
 def retrieve_symbols(
     store: Store, embedder: Embedder, query: ResolvedQuery, catalog: AttributeCatalog, *,
     l_max: int, exact_names_first: bool = True,
 ) -> dict[str, SymbolCandidates]:
-    return {
-        var: retrieve_symbol(store, embedder, sym, catalog, l_max=l_max,
-                             exact_names_first=exact_names_first)
-        for var, sym in query.symbols.items()
-    }
+    searched = {var: _search_symbol(store, embedder, sym, catalog, l_max=l_max)
+                for var, sym in query.symbols.items()}
+    ranked_vars = [var for var, (_, ranked) in searched.items() if ranked is not None]
+    exact = _exact_names(store, [(query.symbols[var], searched[var][0].filters.ids
+                                  if searched[var][0].filters else None)
+                                 for var in ranked_vars], l_max=l_max) \
+        if exact_names_first else [[] for _ in ranked_vars]
+    for var, lead_ids in zip(ranked_vars, exact, strict=True):
+        out, ranked = searched[var]
+        assert ranked is not None
+        if exact_names_first:
+            scores = dict(ranked)
+            lead = [(i, scores.get(i, 1.0)) for i in lead_ids]
+            ranked = (lead + [r for r in ranked if r[0] not in set(lead_ids)])[:l_max]
+            out.exact = len(lead)
+        out.ids = [i for i, _ in ranked]
+        out.scores = [s for _, s in ranked]
+    return {var: out for var, (out, _) in searched.items()}

@@ -1,4 +1,9 @@
-"""Stores: where an SKB lives. ``open_store`` picks DuckDB or PostgreSQL from the URL."""
+"""Stores: where an SKB lives. ``open_store`` picks DuckDB or PostgreSQL from the target.
+
+The rules for naming a store live here, once: ``is_postgres_url`` (which targets are
+URLs) and ``chosen_db`` / ``resolve_db`` (the given target, else ``$AFR_DB``, else
+``./afr.duckdb``). The commands' demo fallback is ``afr.demo.open_store_for``.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +12,21 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from afr.errors import StoreError
 from afr.store.base import Store
-from afr.store.duckdb_store import DuckDBStore, default_store_path
+from afr.store.duckdb_store import DuckDBStore
+from afr.store.summary import describe_store
 
 if TYPE_CHECKING:
     from afr.store.postgres_store import PostgresStore
 
-__all__ = ["DuckDBStore", "PostgresStore", "Store", "open_store", "resolve_db"]
+__all__ = ["DEFAULT_DB", "DuckDBStore", "PostgresStore", "Store", "chosen_db",
+           "describe_store", "is_postgres_url", "open_store", "resolve_db"]
+
+DEFAULT_DB = "afr.duckdb"  # in the working directory
+
+_URL = re.compile(r"^[A-Za-z][\w+.-]*://")
+_POSTGRES_URL = re.compile(r"^postgres(ql)?(\+\w+)?://")
 
 
 def __getattr__(name: str) -> Any:
@@ -25,30 +38,43 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def is_postgres_url(url: str) -> bool:
-    return bool(re.match(r"^postgres(ql)?(\+\w+)?://", url))
+def is_postgres_url(target: str | Path) -> bool:
+    """The one URL rule: ``postgresql://…`` (or ``postgres://``, ``postgresql+driver://``)
+    names a PostgreSQL store, anything without a scheme a DuckDB file. Any other
+    ``scheme://`` is an error rather than a file of that name."""
+    text = str(target)
+    if _POSTGRES_URL.match(text):
+        return True
+    if _URL.match(text):
+        scheme = text.split("://", 1)[0]
+        raise StoreError(f"unsupported store URL scheme {scheme}://: give a DuckDB file "
+                         "path or a postgresql:// URL")
+    return False
 
 
 def default_schema() -> str:
     return os.environ.get("AFR_SCHEMA", "afr")
 
 
-def resolve_db(db: str | None) -> str:
-    """The store to use: the given --db, else $AFR_DB, else ./afr.duckdb."""
+def chosen_db(db: str | Path | None = None) -> str | None:
+    """The store somebody chose: the given ``db``, else ``$AFR_DB``; None when neither is
+    set. The only place that reads ``$AFR_DB``."""
     if db:
-        return db
-    env = os.environ.get("AFR_DB")
-    if env:
-        return env
-    return str(default_store_path())
+        return str(db)
+    return os.environ.get("AFR_DB") or None
+
+
+def resolve_db(db: str | Path | None = None) -> str:
+    """The store to use: the given ``db``, else ``$AFR_DB``, else ``./afr.duckdb``."""
+    return chosen_db(db) or DEFAULT_DB
 
 
 def open_store(db: str | Path | None = None, *, schema: str | None = None,
                read_only: bool = False) -> Store:
     """Open a store: a PostgreSQL URL (``postgresql://…``) or a DuckDB file path."""
-    target = resolve_db(str(db) if db is not None else None)
+    target = resolve_db(db)
     if is_postgres_url(target):
         from afr.store.postgres_store import PostgresStore
 
         return PostgresStore(target, schema=schema or default_schema(), read_only=read_only)
-    return DuckDBStore(target, read_only=read_only)
+    return DuckDBStore(Path(target).expanduser(), read_only=read_only)

@@ -1,18 +1,26 @@
 """The store interface: one SKB in SQL tables, in DuckDB or PostgreSQL.
 
-A store renders SQL templates from ``sql/`` and ``schema/`` (Jinja, DuckDB dialect),
-finishes them for its dialect (``afr.store.dialect``) and runs them with bound
-parameters. Everything above this layer speaks only through ``run``/``query`` and the
-few bulk methods below, so the pipeline never knows which database it is on.
+A store renders SQL templates from ``sql/`` and ``schema/`` (Jinja), picks the file for
+its dialect, finishes it (``afr.store.dialect``) and runs it with bound parameters.
+Everything above this layer speaks only through ``run``/``query`` and the few methods
+below, so the pipeline never knows which database it is on.
+
+The dialect rule: a template named ``dir/name.sql`` runs as ``dir/name.<dialect>.sql``
+(``duckdb`` or ``postgres``) when that file exists, as written; otherwise as the portable
+``dir/name.sql``, written in DuckDB's dialect and transpiled for PostgreSQL by sqlglot.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections import namedtuple
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from functools import lru_cache
+from dataclasses import dataclass
+from functools import cache, lru_cache
 from typing import Any, TypeVar
 
 import jinja2
@@ -20,7 +28,7 @@ import numpy as np
 
 from afr.errors import StoreConnectionError, StoreError
 from afr.resources import schema_dir, sql_dir
-from afr.store.dialect import Dialect, split_sql
+from afr.store.dialect import DUCKDB, Dialect, split_sql
 from afr.store.skb import EdgeType, NodeType, SkbSchema
 
 T = TypeVar("T")
@@ -28,6 +36,7 @@ SCHEMA_VERSION = 2
 VECTOR_VARIANTS = ("doc", "doc_rel")
 # Tables that hold one SKB's data; --replace empties them.
 SKB_TABLES = ("nodes", "node_aliases", "edges", "node_types", "edge_types", "node_attributes")
+DIALECTS = ("duckdb", "postgres")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -56,16 +65,77 @@ def _jinja() -> jinja2.Environment:
     )
 
 
-def render_template(name: str, dialect: Dialect, **ctx: Any) -> list[str]:
-    """Render ``sql/<name>`` (or ``schema/<file>``) and finish it for ``dialect``.
+def _template_path(name: str):
+    if name.startswith("schema/"):
+        return schema_dir() / name.removeprefix("schema/")
+    return sql_dir() / name
 
-    Templates named ``*.pg.sql`` / ``*.duckdb.sql`` are written for that one database
-    (statements sqlglot cannot carry, such as COPY or index methods) and run as written.
-    """
-    text = _jinja().get_template(name).render(dialect=dialect.name, **ctx)
-    if name.endswith((".pg.sql", ".duckdb.sql")):
-        return split_sql(text)
-    return dialect.finish(text)
+
+@cache
+def template_file(name: str, dialect: str) -> tuple[str, bool]:
+    """The file that serves template ``name`` on ``dialect``, and whether it is written
+    for that dialect (run as written) rather than portable (finished per dialect)."""
+    stem, dot, ext = name.rpartition(".")
+    if not dot or ext != "sql" or stem.rpartition(".")[2] in (*DIALECTS, "pg"):
+        raise StoreError(f"internal: name SQL templates as 'dir/name.sql', not {name!r}")
+    native = f"{stem}.{dialect}.sql"
+    if _template_path(native).is_file():
+        return native, True
+    if _template_path(name).is_file():
+        return name, False
+    raise StoreError(f"internal: no SQL template {name!r} for {dialect}")
+
+
+def render_template(name: str, dialect: Dialect, **ctx: Any) -> list[str]:
+    """The statements of template ``name`` (``dir/name.sql``, or ``schema/<file>``) for
+    ``dialect``, by the dialect rule above. Stores call this through ``Store.sql``; only
+    code that runs SQL on a DuckDB connection of its own (staging) calls it directly."""
+    file, native = template_file(name, dialect.name)
+    text = _jinja().get_template(file).render(**ctx)
+    return split_sql(text) if native else dialect.finish(text)
+
+
+def duckdb_sql(name: str, **ctx: Any) -> list[str]:
+    """Statements of template ``name`` for a DuckDB connection of the caller's own (the
+    loader's staging database, synth's scratch files), by the same dialect rule."""
+    return render_template(name, DUCKDB, **ctx)
+
+
+@lru_cache(maxsize=512)
+def _row_class(columns: tuple[str, ...]) -> type:
+    return namedtuple("Row", columns, rename=True)  # type: ignore[misc]
+
+
+def named_rows(columns: Sequence[str], rows: list[tuple]) -> list[tuple]:
+    """Rows readable by column name (``row.ext_id``) and by position, as before."""
+    if not columns or not rows:
+        return rows
+    make = _row_class(tuple(columns))._make
+    return list(map(make, rows))
+
+
+def decode_json_columns(json_columns: Sequence[int], rows: list[tuple]) -> list[tuple]:
+    """Rows with the given JSON columns decoded: stores hand JSON back as Python objects."""
+    if not json_columns or not rows:
+        return rows
+    out = []
+    for row in rows:
+        values = list(row)
+        for i in json_columns:
+            if isinstance(values[i], str | bytes):
+                values[i] = json.loads(values[i])
+        out.append(tuple(values))
+    return out
+
+
+@dataclass(frozen=True)
+class NodeDetails:
+    """What answers show of a node."""
+
+    id: int
+    ext_id: str
+    type: str
+    name: str | None
 
 
 class Store(ABC):
@@ -73,22 +143,63 @@ class Store(ABC):
 
     dialect: Dialect
     location: str  # for humans: a file path or a redacted URL
+    lock: threading.RLock  # one connection, many threads: statements take turns
+    #: Whether the store builds approximate vector indexes (PostgreSQL's HNSW), which
+    #: serve its searches better than in-memory matrices of its vectors.
+    builds_vector_indexes: bool = False
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        #: Statements run so far (each ``execute`` and ``query``), and transactions begun
+        #: (each adds a BEGIN and a COMMIT or ROLLBACK): what a step costs in trips to the
+        #: database.
+        self.statements = 0
+        self.transactions = 0
+        # Facts read once per store object (schema, embedding models, type counts): kept
+        # until this store changes them (a load, new vectors, a recorded model) or a
+        # transaction rolls back. Another process changing the store is not seen.
+        self._facts: dict[Any, Any] = {}
 
     # -- statements --------------------------------------------------------------------
 
     def sql(self, template: str, **ctx: Any) -> list[str]:
+        """The statements of ``template`` for this store's dialect (see the dialect rule)."""
         return render_template(template, self.dialect, **ctx)
 
-    @abstractmethod
-    def execute(self, sql: str, params: dict[str, Any] | None = None) -> None: ...
+    def execute(self, sql: str, params: dict[str, Any] | None = None) -> None:
+        with self.lock:
+            self.statements += 1
+            self._execute(sql, params)
 
-    @abstractmethod
-    def query(self, sql: str, params: dict[str, Any] | None = None) -> list[tuple]: ...
+    def query(self, sql: str, params: dict[str, Any] | None = None) -> list[tuple]:
+        """Rows of one statement, readable by column name and by position; JSON columns
+        come back as Python objects on every store."""
+        columns, rows = self.query_with_columns(sql, params)
+        return named_rows(columns, rows)
 
-    @abstractmethod
     def query_with_columns(
         self, sql: str, params: dict[str, Any] | None = None
-    ) -> tuple[list[str], list[tuple]]: ...
+    ) -> tuple[list[str], list[tuple]]:
+        with self.lock:
+            self.statements += 1
+            return self._fetch(sql, params)
+
+    def query_numpy(self, sql: str, params: dict[str, Any] | None = None
+                    ) -> dict[str, np.ndarray]:
+        """Columns as numpy arrays (bulk reads, such as a vector matrix)."""
+        columns, rows = self.query_with_columns(sql, params)
+        return {c: np.asarray([r[i] for r in rows], dtype=object)
+                for i, c in enumerate(columns)}
+
+    @abstractmethod
+    def _execute(self, sql: str, params: dict[str, Any] | None) -> None:
+        """Run one statement (the lock is held)."""
+
+    @abstractmethod
+    def _fetch(self, sql: str, params: dict[str, Any] | None
+               ) -> tuple[list[str], list[tuple]]:
+        """Run one statement and return its column names and rows, JSON decoded (the
+        lock is held)."""
 
     def run(self, template: str, params: dict[str, Any] | None = None, **ctx: Any) -> list[tuple]:
         """Render a template and run its statements; rows of the last one are returned."""
@@ -101,9 +212,19 @@ class Store(ABC):
                 self.execute(stmt, used_params(stmt, params))
         return rows
 
-    @abstractmethod
     @contextmanager
-    def transaction(self) -> Iterator[None]: ...
+    def transaction(self) -> Iterator[None]:
+        """One transaction (nested ones join the outer one). When it fails, the facts this
+        store object remembers are forgotten: they may have come from inside it."""
+        try:
+            with self._transaction():
+                yield
+        except BaseException:
+            self.forget_facts()
+            raise
+
+    @abstractmethod
+    def _transaction(self) -> Any: ...
 
     def run_in_transaction(self, work: Callable[[], T], *, retries: int = 1) -> T:
         """``work()`` in one transaction. When the connection is lost on the way (a server
@@ -125,6 +246,20 @@ class Store(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
+    # -- facts read once ---------------------------------------------------------------
+
+    def _fact(self, key: Any, read: Callable[[], T]) -> T:
+        try:
+            return self._facts[key]
+        except KeyError:
+            value = read()
+            self._facts[key] = value
+            return value
+
+    def forget_facts(self) -> None:
+        """Read the schema, embedding models and type counts afresh on next use."""
+        self._facts.clear()
+
     # -- bulk paths the loader and embedder use ------------------------------------------
 
     @abstractmethod
@@ -134,15 +269,45 @@ class Store(ABC):
     def release_staging(self, staging: Any) -> None:
         return None
 
-    @abstractmethod
     def ingest_staged(self, staging: Any, replace: bool) -> None:
         """Copy the staged SKB (temp tables of a DuckDB connection) into the store."""
+        self.forget_facts()
+        self._ingest_staged(staging, replace)
 
     @abstractmethod
-    def write_vectors(self, variant: str, ids: np.ndarray, vectors: np.ndarray) -> None: ...
+    def _ingest_staged(self, staging: Any, replace: bool) -> None: ...
+
+    def write_vectors(self, variant: str, ids: np.ndarray, vectors: np.ndarray) -> None:
+        """Add vectors of ``variant`` (its table exists)."""
+        check_identifier(variant, "embedding variant")
+        self.forget_facts()
+        self._write_vectors(variant, ids, vectors)
 
     @abstractmethod
-    def build_vector_index(self, variant: str) -> None: ...
+    def _write_vectors(self, variant: str, ids: np.ndarray, vectors: np.ndarray) -> None: ...
+
+    def create_vector_table(self, variant: str, dim: int) -> None:
+        self.forget_facts()
+        self.run("embed/create_table.sql", variant=check_identifier(variant), dim=int(dim))
+
+    def drop_vectors(self, variant: str) -> None:
+        """Drop a variant's vectors and the record of the model that made them."""
+        self.forget_facts()
+        self.run("embed/drop_table.sql", {"variant": variant},
+                 variant=check_identifier(variant, "embedding variant"))
+
+    def record_embedding_model(self, variant: str, model_id: str, dim: int) -> None:
+        self.forget_facts()
+        self.run("embed/set_model.sql", {"variant": variant, "model_id": model_id, "dim": dim},
+                 variant=check_identifier(variant, "embedding variant"))
+
+    def build_vector_index(self, variant: str) -> None:
+        """Build the approximate index of a variant, on stores that have them."""
+        return None
+
+    def has_vector_index(self, variant: str) -> bool:
+        """Whether an approximate (HNSW) index serves this variant's searches."""
+        return False
 
     # -- schema and metadata -------------------------------------------------------------
 
@@ -177,9 +342,12 @@ class Store(ABC):
         return rows[0][0] if rows else None
 
     def set_meta(self, key: str, value: str) -> None:
+        self.forget_facts()
         self.run("meta/set.sql", {"key": key, "value": value})
 
     def skb_name(self) -> str | None:
+        if "schema" in self._facts:
+            return self._facts["schema"].name
         if self.schema_version() == 0:
             return None
         return self.get_meta("skb_name")
@@ -194,29 +362,43 @@ class Store(ABC):
         return name
 
     def skb_schema(self) -> SkbSchema:
+        """The loaded SKB's schema (read once per store object; treat it as read-only)."""
+        return self._fact("schema", self._read_schema)
+
+    def _read_schema(self) -> SkbSchema:
         name = self.require_skb()
         directed = self.get_meta("skb_directed") == "true"
         description = self.get_meta("skb_description") or ""
         node_types = {
-            r[0]: NodeType(r[0], r[1], r[2] or "", bool(r[3]))
+            r.type: NodeType(r.type, r.label, r.description or "", bool(r.is_candidate))
             for r in self.run("meta/node_types.sql")
         }
         edge_types = {
-            r[0]: EdgeType(r[0], r[1], r[2] or "", r[3], r[4])
+            r.type: EdgeType(r.type, r.label, r.description or "", r.source_type,
+                             r.target_type)
             for r in self.run("meta/edge_types.sql")
         }
         return SkbSchema(name, description, directed, node_types, edge_types)
 
     def embedding_model(self, variant: str) -> tuple[str, int] | None:
-        rows = self.run("meta/embedding_model.sql", {"variant": variant})
-        return (rows[0][0], int(rows[0][1])) if rows else None
+        """(model id, dimensions) of the vectors of ``variant``, or None without them."""
+        def read() -> tuple[str, int] | None:
+            rows = self.run("meta/embedding_model.sql", {"variant": variant})
+            return (rows[0].model_id, int(rows[0].dim)) if rows else None
+
+        return self._fact(("embedding_model", variant), read)
 
     def node_type_counts(self) -> dict[str, int]:
-        return {r[0]: int(r[2] or 0) for r in self.run("meta/node_type_counts.sql")}
+        """Nodes per type (read once per store object)."""
+        return self._fact("node_type_counts", lambda: {
+            r.type: int(r.node_count or 0) for r in self.run("meta/node_type_counts.sql")})
 
-    def has_vector_index(self, variant: str) -> bool:
-        """Whether an approximate (HNSW) index serves this variant's searches."""
-        return False
+    def node_details(self, ids: Sequence[int]) -> dict[int, NodeDetails]:
+        """id, external id, type and name of each node of ``ids`` that exists."""
+        if not len(ids):
+            return {}
+        rows = self.run("runlog/answer_details.sql", {"ids": [int(i) for i in ids]})
+        return {int(r.id): NodeDetails(int(r.id), r.ext_id, r.type, r.name) for r in rows}
 
 
 def _migration_file(version: int) -> str:

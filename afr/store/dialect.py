@@ -1,7 +1,9 @@
 """Everything that differs between DuckDB and PostgreSQL, in one place.
 
-Templates in ``sql/`` and ``schema/`` are written once, in DuckDB's dialect. For
-PostgreSQL they are transpiled with sqlglot. The vector constructs are the only ones
+Portable templates in ``sql/`` and ``schema/`` are written once, in DuckDB's dialect;
+for PostgreSQL they are transpiled with sqlglot. (What sqlglot cannot carry — COPY,
+index methods, JSON accessors — lives in ``<name>.duckdb.sql`` / ``<name>.postgres.sql``
+files that run as written: the dialect rule in ``afr.store.base``.) The vector constructs are the only ones
 sqlglot cannot translate: templates spell cosine distance as a call to the placeholder
 function ``AFR_COSINE_DISTANCE(a, b)`` and an embedding type as a fixed-size
 ``FLOAT[n]``; this module rewrites both per dialect.

@@ -2,31 +2,26 @@
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import duckdb
 import numpy as np
 
 from afr.errors import StoreError
-from afr.store.base import SKB_TABLES, Store, check_identifier
+from afr.store.base import SKB_TABLES, Store, check_identifier, decode_json_columns
 from afr.store.dialect import DUCKDB
-
-if TYPE_CHECKING:
-    from afr.vectors.memory import SearchMatrices
 
 
 class DuckDBStore(Store):
     dialect = DUCKDB
 
     def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
+        super().__init__()
         self.path = Path(path).expanduser()
         self.location = str(self.path)
-        self.search_matrices: SearchMatrices | None = None  # see afr.vectors.memory
         self.read_only = read_only
         if read_only and not self.path.exists():
             raise StoreError(f"no store at {self.path}; create one with 'afr load' or 'afr demo'")
@@ -48,21 +43,15 @@ class DuckDBStore(Store):
         except duckdb.Error as exc:
             raise StoreError(f"cannot open {self.path}: {str(exc).splitlines()[0]}") from None
         self._in_tx = False
-        # One connection, many threads (the reranker): statements take turns.
-        self.lock = threading.RLock()
         self.con.execute("SET enable_progress_bar = false")
         if read_only:
             # A read-only store runs what users type (`afr sql`): the file is read-only
             # already, but COPY … TO, ATTACH or extension installs would still write
             # elsewhere. Switch file access off (for good: DuckDB will not re-enable it).
-            for stmt in self.sql("meta/lock_down.duckdb.sql"):
+            for stmt in self.sql("meta/lock_down.sql"):
                 self.con.execute(stmt)
 
     # -- statements --------------------------------------------------------------------
-
-    def execute(self, sql: str, params: dict[str, Any] | None = None) -> None:
-        with self.lock:
-            self._execute(sql, params)
 
     def _execute(self, sql: str, params: dict[str, Any] | None) -> None:
         try:
@@ -70,47 +59,35 @@ class DuckDBStore(Store):
         except duckdb.Error as exc:
             raise _store_error(exc) from None
 
-    def query(self, sql: str, params: dict[str, Any] | None = None) -> list[tuple]:
-        with self.lock:
-            return self._query(sql, params)
-
-    def _query(self, sql: str, params: dict[str, Any] | None) -> list[tuple]:
+    def _fetch(self, sql: str, params: dict[str, Any] | None
+               ) -> tuple[list[str], list[tuple]]:
         try:
-            return self.con.execute(sql, params or None).fetchall()
+            cur = self.con.execute(sql, params or None)
+            description = cur.description or []
+            rows = cur.fetchall()
         except duckdb.Error as exc:
             raise _store_error(exc) from None
+        # DuckDB hands JSON back as text (psycopg decodes it): decode it here.
+        json_columns = [i for i, d in enumerate(description) if str(d[1]) == "JSON"]
+        return [d[0] for d in description], decode_json_columns(json_columns, rows)
 
     def query_numpy(self, sql: str, params: dict[str, Any] | None = None
                     ) -> dict[str, np.ndarray]:
         """Columns as numpy arrays: bulk reads (a vector matrix) without Python objects."""
         with self.lock:
+            self.statements += 1
             try:
                 return self.con.execute(sql, params or None).fetchnumpy()
             except duckdb.Error as exc:
                 raise _store_error(exc) from None
 
-    def query_with_columns(
-        self, sql: str, params: dict[str, Any] | None = None
-    ) -> tuple[list[str], list[tuple]]:
-        with self.lock:
-            return self._query_with_columns(sql, params)
-
-    def _query_with_columns(
-        self, sql: str, params: dict[str, Any] | None
-    ) -> tuple[list[str], list[tuple]]:
-        try:
-            cur = self.con.execute(sql, params or None)
-            cols = [d[0] for d in cur.description or []]
-            return cols, cur.fetchall()
-        except duckdb.Error as exc:
-            raise _store_error(exc) from None
-
     @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def _transaction(self) -> Iterator[None]:
         with self.lock:  # other threads wait until the transaction is over
             if self._in_tx:  # nested: the outer transaction decides
                 yield
                 return
+            self.transactions += 1
             self._execute("BEGIN TRANSACTION", None)
             self._in_tx = True
             try:
@@ -125,14 +102,6 @@ class DuckDBStore(Store):
             finally:
                 self._in_tx = False
 
-    def cursor(self) -> DuckDBStore:
-        """A store object with its own connection cursor, for use from another thread."""
-        clone = object.__new__(DuckDBStore)
-        clone.__dict__.update(self.__dict__)
-        clone.con = self.con.cursor()
-        clone._in_tx = False
-        return clone
-
     def close(self) -> None:
         self.con.close()
 
@@ -144,11 +113,10 @@ class DuckDBStore(Store):
     def release_staging(self, staging: Any) -> None:
         # Staging tables are temp tables of the store's own connection: free them, or a
         # long-lived process keeps a copy of the last SKB it loaded in memory.
-        for (table,) in self.run("load/staging_tables.duckdb.sql"):
-            self.run("load/drop_staging.duckdb.sql",
-                     table=check_identifier(table, "staging table"))
+        for (table,) in self.run("load/staging_tables.sql"):
+            self.run("load/drop_staging.sql", table=check_identifier(table, "staging table"))
 
-    def ingest_staged(self, staging: Any, replace: bool) -> None:
+    def _ingest_staged(self, staging: Any, replace: bool) -> None:
         # Staging lives in temp tables of this very connection (see afr.load.stage), so
         # the copy is a set of INSERT … SELECT inside the caller's transaction.
         if staging is not self.con:
@@ -156,13 +124,10 @@ class DuckDBStore(Store):
         if replace:
             for stmt in self.sql("load/clear.sql", tables=SKB_TABLES):
                 self.execute(stmt)
-        for stmt in self.sql("load/ingest_duckdb.sql"):
+        for stmt in self.sql("load/ingest.sql"):
             self.execute(stmt)
 
-    def write_vectors(self, variant: str, ids: np.ndarray, vectors: np.ndarray) -> None:
-        check_identifier(variant, "embedding variant")
-        if self.search_matrices is not None:  # in-memory copies are stale from now on
-            self.search_matrices.invalidate()
+    def _write_vectors(self, variant: str, ids: np.ndarray, vectors: np.ndarray) -> None:
         # DuckDB scans dicts of 1-d numpy arrays without copying; a matrix goes in flat,
         # one row per (node, position), and is folded back into arrays in SQL.
         n, dim = vectors.shape
@@ -173,15 +138,14 @@ class DuckDBStore(Store):
         }
         try:
             self.con.register("afr_vec_batch", batch)
-            for stmt in self.sql("embed/insert_duckdb.sql", variant=variant, dim=dim):
+            for stmt in self.sql("embed/insert.sql", variant=variant, dim=dim):
                 self.execute(stmt)
         finally:
             self.con.unregister("afr_vec_batch")
 
-    def build_vector_index(self, variant: str) -> None:
-        # DuckDB's HNSW lives in an extension that must be downloaded; we scan exactly,
-        # which is fast enough for the sizes an embedded store serves (see bench/).
-        return None
+    # build_vector_index: none. DuckDB's HNSW lives in an extension that must be
+    # downloaded; we scan exactly (or search in-memory matrices, afr.vectors.memory),
+    # which is fast enough for the sizes an embedded store serves (see bench/).
 
 
 def _store_error(exc: duckdb.Error) -> StoreError:
@@ -192,10 +156,3 @@ def _store_error(exc: duckdb.Error) -> StoreError:
     if "Permission denied" in text or "Read-only file system" in text:
         return StoreError(f"no permission to write the store: {msg}")
     return StoreError(f"DuckDB: {msg}")
-
-
-def default_store_path() -> Path:
-    env = os.environ.get("AFR_DB")
-    if env and "://" not in env:
-        return Path(env).expanduser()
-    return Path("afr.duckdb")

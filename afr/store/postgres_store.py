@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -17,7 +16,7 @@ import psycopg
 from psycopg import sql as pgsql
 
 from afr.errors import StoreConnectionError, StoreError
-from afr.store.base import SKB_TABLES, Store, check_identifier, redact_url
+from afr.store.base import SKB_TABLES, Store, check_identifier, duckdb_sql, redact_url
 from afr.store.dialect import POSTGRES
 
 _COPY_CHUNK = 1 << 20
@@ -26,17 +25,16 @@ _RECONNECT_WAIT_S = 15.0
 
 class PostgresStore(Store):
     dialect = POSTGRES
+    builds_vector_indexes = True
 
     def __init__(self, url: str, *, schema: str = "afr", read_only: bool = False) -> None:
+        super().__init__()
         self.url = url
         self.schema = check_identifier(schema, "schema name")
         self.location = f"{redact_url(url)} (schema {schema})"
         self.read_only = read_only
         self._in_tx = False
-        # One connection, many threads (the reranker): statements take turns.
-        self.lock = threading.RLock()
         self._vector_indexes: set[str] = set()
-        self._type_counts: dict[str, int] | None = None
         self.reconnects = 0
         self._connect()
 
@@ -72,32 +70,32 @@ class PostgresStore(Store):
         self.reconnects += 1
 
     def _setup(self) -> None:
-        rows = self._fetch_raw("pg/vector_extension.pg.sql")
+        rows = self._fetch_raw("setup/vector_extension_exists.sql")
         if not rows:
             try:
-                self._exec_raw("pg/create_extension.pg.sql")
+                self._exec_raw("setup/create_vector_extension.sql")
             except psycopg.Error:
                 raise StoreError(
                     "the PostgreSQL extension 'vector' (pgvector) is not installed in this "
                     "database; ask an administrator to run: CREATE EXTENSION vector;"
                 ) from None
         if not self.read_only:
-            exists = self._fetch_raw("pg/schema_exists.pg.sql", {"schema": self.schema})
+            exists = self._fetch_raw("setup/schema_exists.sql", {"schema": self.schema})
             if not exists:
                 try:
-                    self._exec_raw("pg/create_schema.pg.sql", schema=self.schema)
+                    self._exec_raw("setup/create_schema.sql", schema=self.schema)
                 except psycopg.Error as exc:
                     raise StoreError(f"cannot create schema {self.schema!r}: "
                                      f"{_first_line(exc)}") from None
         # Our schema first, then whatever the user had (where the vector type lives).
-        previous = self._fetch_raw("pg/search_path.pg.sql")[0][0]
+        previous = self._fetch_raw("setup/search_path.sql")[0][0]
         self.con.execute(
             pgsql.SQL("SELECT set_config('search_path', {}, false)").format(
                 pgsql.Literal(f'"{self.schema}", {previous}')
             )
         )
         if self.read_only:
-            self._exec_raw("pg/read_only.pg.sql")
+            self._exec_raw("setup/read_only_session.sql")
         from pgvector.psycopg import register_vector
 
         register_vector(self.con)
@@ -110,10 +108,6 @@ class PostgresStore(Store):
         return self.con.execute(self.sql(name)[0], params).fetchall()
 
     # -- statements --------------------------------------------------------------------
-
-    def execute(self, sql: str, params: dict[str, Any] | None = None) -> None:
-        with self.lock:
-            self._execute(sql, params)
 
     def _cursor(self, sql: str, params: dict[str, Any] | None) -> psycopg.Cursor:
         """Run one statement; a connection found dead outside a transaction is re-opened
@@ -140,32 +134,15 @@ class PostgresStore(Store):
         # transaction it runs in; the rows are fetched client-side before it ends.
         _check_query_only(sql)
         with self.con.transaction():
-            self._exec_raw("pg/read_only_tx.pg.sql")
+            self._exec_raw("setup/read_only_transaction.sql")
             return self.con.execute(sql, params, prepare=True)
 
     def _execute(self, sql: str, params: dict[str, Any] | None) -> None:
         self._cursor(sql, params)
 
-    def query(self, sql: str, params: dict[str, Any] | None = None) -> list[tuple]:
-        with self.lock:
-            return self._query(sql, params)
-
-    def _query(self, sql: str, params: dict[str, Any] | None) -> list[tuple]:
-        cur = self._cursor(sql, params)
-        try:
-            return cur.fetchall() if cur.description else []
-        except psycopg.Error as exc:
-            raise _store_error(exc) from None
-
-    def query_with_columns(
-        self, sql: str, params: dict[str, Any] | None = None
-    ) -> tuple[list[str], list[tuple]]:
-        with self.lock:
-            return self._query_with_columns(sql, params)
-
-    def _query_with_columns(
-        self, sql: str, params: dict[str, Any] | None
-    ) -> tuple[list[str], list[tuple]]:
+    def _fetch(self, sql: str, params: dict[str, Any] | None
+               ) -> tuple[list[str], list[tuple]]:
+        # psycopg decodes JSON(B) columns itself.
         cur = self._cursor(sql, params)
         if not cur.description:
             return [], []
@@ -175,14 +152,15 @@ class PostgresStore(Store):
             raise _store_error(exc) from None
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def _transaction(self) -> Iterator[None]:
         with self.lock:  # other threads wait until the transaction is over
             if self._in_tx:
                 yield
                 return
+            self.transactions += 1
             # A server restarted while we were idle shows only when used: probe (and
             # reconnect) before BEGIN rather than lose the transaction's work.
-            self._cursor(self.sql("pg/ping.pg.sql")[0], None)
+            self._cursor(self.sql("setup/ping.sql")[0], None)
             self._in_tx = True
             try:
                 with self.con.transaction():
@@ -205,31 +183,23 @@ class PostgresStore(Store):
     def release_staging(self, staging: Any) -> None:
         staging.close()
 
-    def node_type_counts(self) -> dict[str, int]:
-        # Read on every approximate search (afr.vectors): kept until this store loads an SKB.
-        # Stale counts (another process reloaded) only tune how much a search over-fetches.
-        if self._type_counts is None:
-            self._type_counts = super().node_type_counts()
-        return self._type_counts
-
-    def ingest_staged(self, staging: Any, replace: bool) -> None:
-        self._type_counts = None
+    def _ingest_staged(self, staging: Any, replace: bool) -> None:
         # DuckDB writes the staged tables as CSV (fast, parallel) and we stream the files
         # into COPY … FROM STDIN: no per-row Python work, bounded memory.
-        self._exec_raw("pg/load_settings.pg.sql")
+        self._exec_raw("load/settings.sql")
         if replace:
             for stmt in self.sql("load/clear.sql", tables=SKB_TABLES):
                 self.execute(stmt)
-        self._exec_raw("pg/drop_load_indexes.pg.sql")
+        self._exec_raw("load/drop_indexes.sql")
         with tempfile.TemporaryDirectory(prefix="afr-load-") as tmp:
             for table in ("nodes", "node_aliases", "edges"):
                 path = Path(tmp) / f"{table}.csv"
-                for stmt in self.sql("load/export.duckdb.sql", table=table, path=str(path)):
+                for stmt in duckdb_sql("load/export.sql", table=table, path=str(path)):
                     staging.execute(stmt)
                 self._copy_file(table, path)
 
     def _copy_file(self, table: str, path: Path) -> None:
-        statement = self.sql("pg/copy_in.pg.sql", table=table)[0]
+        statement = self.sql("load/copy_in.sql", table=table)[0]
         try:
             with self.con.cursor().copy(statement) as copy, open(path, "rb") as fh:
                 while chunk := fh.read(_COPY_CHUNK):
@@ -237,9 +207,8 @@ class PostgresStore(Store):
         except psycopg.Error as exc:
             raise _store_error(exc) from None
 
-    def write_vectors(self, variant: str, ids: np.ndarray, vectors: np.ndarray) -> None:
-        check_identifier(variant, "embedding variant")
-        statement = self.sql("pg/copy_vectors.pg.sql", variant=variant)[0]
+    def _write_vectors(self, variant: str, ids: np.ndarray, vectors: np.ndarray) -> None:
+        statement = self.sql("embed/insert.sql", variant=variant)[0]
         try:
             with self.con.cursor().copy(statement) as copy:
                 copy.set_types(["int8", "vector"])
@@ -250,7 +219,7 @@ class PostgresStore(Store):
 
     def build_vector_index(self, variant: str) -> None:
         check_identifier(variant, "embedding variant")
-        for stmt in self.sql("embed/hnsw.pg.sql", variant=variant):
+        for stmt in self.sql("embed/hnsw.sql", variant=variant):
             self.execute(stmt)
         self._vector_indexes.add(variant)
 
@@ -259,7 +228,7 @@ class PostgresStore(Store):
         # query planned for the index still answers (by a scan) without it.
         if variant not in self._vector_indexes:
             check_identifier(variant, "embedding variant")
-            if self.run("pg/vector_index_exists.pg.sql", {"index": f"emb_{variant}_hnsw"}):
+            if self.run("meta/vector_index_exists.sql", {"index": f"emb_{variant}_hnsw"}):
                 self._vector_indexes.add(variant)
         return variant in self._vector_indexes
 

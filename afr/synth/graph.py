@@ -24,8 +24,7 @@ import numpy as np
 
 from afr.errors import AfrError
 from afr.progress import Phases, bar
-from afr.store.base import render_template
-from afr.store.dialect import DUCKDB
+from afr.store.base import duckdb_sql
 from afr.synth.schemas import AttrSpec, NodeSpec, Shape
 
 # Popularity exponent of the Zipf law that picks edge endpoints: a few hubs, a long tail.
@@ -370,7 +369,7 @@ def write_edges(graph: SynthGraph, out: Path) -> None:
             "i": np.arange(len(graph.shape.edges), dtype=np.int16),
             "name": np.array([e.type for e in graph.shape.edges], dtype=object),
         })
-        for stmt in render_template("synth/write_edges.duckdb.sql", DUCKDB, path=str(plain)):
+        for stmt in duckdb_sql("synth/write_edges.sql", path=str(plain)):
             con.execute(stmt)
     finally:
         con.close()

@@ -11,7 +11,6 @@ Two variants, as the paper found they serve different steps:
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -49,8 +48,7 @@ def fetch_nodes(store: Store, ids: Sequence[int]) -> dict[int, NodeInfo]:
     rows = store.run("docs/nodes.sql", {"ids": [int(i) for i in ids]})
     out: dict[int, NodeInfo] = {}
     for node_id, ntype, name, text, attrs, aliases in rows:
-        parsed = attrs if isinstance(attrs, dict) else (json.loads(attrs) if attrs else {})
-        out[int(node_id)] = NodeInfo(int(node_id), ntype, name, text, parsed or {},
+        out[int(node_id)] = NodeInfo(int(node_id), ntype, name, text, attrs or {},
                                      list(aliases or []))
     return out
 

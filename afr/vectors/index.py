@@ -18,6 +18,7 @@ from afr.errors import EmbeddingError
 from afr.progress import bar
 from afr.store.base import VECTOR_VARIANTS, Store
 from afr.vectors.documents import build_documents
+from afr.vectors.memory import vectors_changed
 
 
 @dataclass
@@ -57,7 +58,8 @@ def embed_store(
             raise EmbeddingError(f"unknown document variant {variant!r}; use doc or doc_rel")
         if rebuild:
             with store.transaction():
-                store.run("embed/drop_table.sql", {"variant": variant}, variant=variant)
+                store.drop_vectors(variant)
+            vectors_changed(store)
         recorded = check_model(store, variant, embedder)
         missing: list[int] = []
         if recorded:
@@ -74,8 +76,8 @@ def embed_store(
                 dim = vectors.shape[1]
                 with store.transaction():
                     if recorded is None:
-                        store.run("embed/create_table.sql", variant=variant, dim=dim)
-                        _record(store, variant, embedder.model_id, dim)
+                        store.create_vector_table(variant, dim)
+                        store.record_embedding_model(variant, embedder.model_id, dim)
                         recorded = (embedder.model_id, dim)
                     elif recorded[1] != dim:
                         raise EmbeddingError(
@@ -83,7 +85,8 @@ def embed_store(
                             f"{variant!r} vectors have {recorded[1]} dimensions"
                         )
                     store.write_vectors(variant, np.asarray(ids, dtype=np.int64), vectors)
-                    _record(store, variant, embedder.model_id, dim)
+                    store.record_embedding_model(variant, embedder.model_id, dim)
+                vectors_changed(store)  # in-memory search matrices are stale from now on
                 done += len(ids)
                 pbar.update(len(ids))
         if recorded:
@@ -94,8 +97,3 @@ def embed_store(
         report.total[variant] = int(have)
     report.seconds = time.perf_counter() - started
     return report
-
-
-def _record(store: Store, variant: str, model_id: str, dim: int) -> None:
-    store.run("embed/set_model.sql", {"variant": variant, "model_id": model_id, "dim": dim},
-              variant=variant)

@@ -6,6 +6,9 @@ that searches many times (``afr eval``, benchmarks, a long-lived Python API user
 variant's vectors once into a normalised float32 matrix and answers exact searches with one
 matrix-vector product. One-shot commands keep the SQL scan: loading costs more than a few
 searches. PostgreSQL has its HNSW index and does not use this.
+
+The matrices live here, in a registry keyed by store object (the store knows nothing of
+them); ``afr.vectors.index`` drops them when it writes vectors.
 """
 
 from __future__ import annotations
@@ -15,14 +18,10 @@ import threading
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from afr.store.base import Store
-
-if TYPE_CHECKING:
-    from afr.store.duckdb_store import DuckDBStore
 
 DEFAULT_BUDGET_MB = 2048  # per variant; above it the store is searched with SQL
 
@@ -34,7 +33,7 @@ class SearchMatrix:
     rows_of_type: dict[str, np.ndarray]  # node type → row positions
 
     @classmethod
-    def load(cls, store: DuckDBStore, variant: str) -> SearchMatrix:
+    def load(cls, store: Store, variant: str) -> SearchMatrix:
         (stmt,) = store.sql("embed/all_vectors.sql", variant=variant)
         cols = store.query_numpy(stmt)
         ids = np.asarray(cols["node_id"], dtype=np.int64)
@@ -86,9 +85,9 @@ class SearchMatrix:
 class SearchMatrices:
     """The matrices of one store, loaded on first use; dropped when its vectors change."""
 
-    def __init__(self, store: DuckDBStore, budget_mb: float | None = None) -> None:
-        # A weak reference: the store owns this object, and a cycle would keep its
-        # connection (and DuckDB's file lock) open after the store is dropped.
+    def __init__(self, store: Store, budget_mb: float | None = None) -> None:
+        # A weak reference: the registry's entry lives as long as the store, and a strong
+        # one would keep its connection (and DuckDB's file lock) open after it is dropped.
         self.store = weakref.proxy(store)
         env = os.environ.get("AFR_MEMORY_VECTORS_MB")
         self.budget_mb = budget_mb if budget_mb is not None else (
@@ -110,7 +109,35 @@ class SearchMatrices:
             self._matrices.clear()
 
 
+# store → its matrices, for the stores that use them (use_memory_vectors)
+_REGISTRY: weakref.WeakKeyDictionary[Store, SearchMatrices] = weakref.WeakKeyDictionary()
+
+
 def use_memory_vectors(store: Store, budget_mb: float | None = None) -> None:
-    """Let ``store`` answer its vector searches from in-memory matrices (DuckDB only)."""
-    if store.dialect.name == "duckdb" and getattr(store, "search_matrices", None) is None:
-        store.search_matrices = SearchMatrices(store, budget_mb)  # type: ignore[attr-defined]
+    """Let ``store`` answer its vector searches from in-memory matrices (stores without
+    approximate indexes: DuckDB)."""
+    if not store.builds_vector_indexes and store not in _REGISTRY:
+        _REGISTRY[store] = SearchMatrices(store, budget_mb)
+
+
+def stop_memory_vectors(store: Store) -> None:
+    """Search ``store`` with SQL again, and free its matrices."""
+    _REGISTRY.pop(store, None)
+
+
+def memory_vectors(store: Store) -> SearchMatrices | None:
+    """The store's matrices, when it uses them."""
+    return _REGISTRY.get(store)
+
+
+def search_matrix(store: Store, variant: str, dim: int) -> SearchMatrix | None:
+    """The in-memory matrix that answers ``store``'s searches of ``variant``, if any."""
+    matrices = _REGISTRY.get(store)
+    return matrices.get(variant, dim) if matrices is not None else None
+
+
+def vectors_changed(store: Store) -> None:
+    """The store's vectors were written or dropped: its matrices are stale."""
+    matrices = _REGISTRY.get(store)
+    if matrices is not None:
+        matrices.invalidate()

@@ -10,16 +10,19 @@ import numpy as np
 from afr.embed.base import Embedder, embed_texts
 from afr.errors import EmbeddingError, StoreError
 from afr.store.base import Store
+from afr.vectors.memory import search_matrix
 
 
 def query_vector(store: Store, embedder: Embedder, text: str, *, cache: bool = True) -> np.ndarray:
-    """Embed a question or search string, through the store's query-embedding cache."""
+    """Embed a question or search string, through the store's query-embedding cache
+    (unless the embedder computes faster than the store looks up: ``cache_queries``)."""
+    cache = cache and getattr(embedder, "cache_queries", True)
     text_hash = hashlib.sha256(text.encode("utf-8")).hexdigest()
     key = {"model_id": embedder.model_id, "text_hash": text_hash}
     if cache:
         rows = store.run("vss/query_cache_get.sql", key)
         if rows:
-            return np.asarray(rows[0][0], dtype=np.float32)
+            return np.asarray(rows[0].vec, dtype=np.float32)
     vec = embed_texts(embedder, [text])[0]
     if cache:
         try:
@@ -57,12 +60,10 @@ def search(
         "ids": [int(i) for i in ids] if ids is not None else None,
         "exclude": [int(i) for i in exclude] if exclude else None,
     }
-    matrices = getattr(store, "search_matrices", None)
-    if matrices is not None:
-        matrix = matrices.get(variant, dim)
-        if matrix is not None:
-            return matrix.search(vector, k, types=types, ids=ids, exclude=exclude)
-    if ids is None and store.dialect.name == "postgres" and store.has_vector_index(variant):
+    matrix = search_matrix(store, variant, dim)
+    if matrix is not None:
+        return matrix.search(vector, k, types=types, ids=ids, exclude=exclude)
+    if ids is None and store.has_vector_index(variant):
         rows = _search_ann(store, variant, dim, params, types, exclude)
         if rows is not None:
             return rows
@@ -95,7 +96,7 @@ def _search_ann(store: Store, variant: str, dim: int, params: dict,
     if fetch > ANN_MAX_FETCH or fetch >= total:
         return None  # a small type: the exact search over its rows is cheap and complete
     with store.lock:  # the SET and the query it tunes, with no other thread in between
-        rows = store.run("vss/topk_ann.pg.sql", {**params, "fetch": fetch}, variant=variant,
+        rows = store.run("vss/topk_ann.sql", {**params, "fetch": fetch}, variant=variant,
                          dim=dim, ef_search=max(40, fetch), types=bool(types),
                          exclude=bool(exclude))
     if len(rows) < k:

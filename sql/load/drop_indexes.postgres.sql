@@ -1,4 +1,4 @@
--- Dropped before a bulk load and rebuilt after it (sql/load/indexes.sql).
+-- Dropped before a bulk load and rebuilt after it (load/indexes.postgres.sql).
 DROP INDEX IF EXISTS nodes_id;
 DROP INDEX IF EXISTS nodes_ext_id;
 DROP INDEX IF EXISTS nodes_type;

@@ -1,0 +1,130 @@
+"""One `afr eval run`, start to end: new or resumed run, its settings resolved and stored,
+the questions asked (``Evaluator``), the summary read back.
+
+``run_eval`` is the one call behind the command; the CLI only parses its options and
+prints what comes back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from afr.errors import AfrError
+from afr.evaluate.report import summarize
+from afr.evaluate.runner import Evaluator, RunReport
+from afr.evaluate.runs import EvalRun, EvalSettings, create_run, find_run, source_path
+from afr.evaluate.variants import parse_sweeps
+from afr.pipeline.ask import Pipeline
+from afr.pipeline.config import AskConfig
+from afr.store.base import Store
+
+Note = Callable[[str], None]
+# Called once the run is ready and before the first question: (run, questions, resumed).
+Started = Callable[[EvalRun, int, bool], None]
+
+# Above this many questions, a DuckDB store answers the searches from in-memory matrices
+# (loaded once, a few seconds at PRIME's size); PostgreSQL has its HNSW index.
+MEMORY_VECTORS_FROM = 20
+
+
+@dataclass
+class EvalSession:
+    """What one `afr eval run` did."""
+
+    run: EvalRun
+    report: RunReport
+    summary: dict[str, Any]
+    questions: int
+    resumed: bool
+
+    @property
+    def interrupted(self) -> bool:
+        return self.report.interrupted
+
+
+def run_eval(store: Store, source: str | None = None, *, resume: str | None = None,
+             config: AskConfig | None = None, name: str | None = None,
+             split: str | None = None, limit: int | None = None, sample: int | None = None,
+             seed: int = 0, replay: str | None = None, sweeps: Sequence[str] = (),
+             concurrency: int | None = None, progress: bool = False,
+             note: Note | None = None, started: Started | None = None) -> EvalSession:
+    """Ask every question of ``source`` (or carry on with the run ``resume`` names, with
+    its stored settings) and score the answers.
+
+    ``config`` holds the explicit ask settings of a new run; the pipeline resolves the
+    rest (environment, settings file, defaults), and the resolved settings are stored so
+    that a resume asks the same LLM the same way. ``concurrency`` None keeps a resumed
+    run's value (1 for a new run)."""
+    note = note or (lambda message: None)
+    store.require_initialised()
+    if resume:
+        if source:
+            raise AfrError("give either SOURCE or --resume EVAL_ID, not both")
+        run = find_run(store, resume)
+        settings = run.settings
+        if concurrency is not None:
+            settings.concurrency = concurrency
+        pipeline = Pipeline(store, settings.ask_config())
+    else:
+        if not source:
+            raise AfrError("missing SOURCE (a question file or folder, or 'demo'); "
+                           "or --resume EVAL_ID")
+        path = source_path(source)
+        settings = EvalSettings(source=str(path.resolve()) if path.exists() else source,
+                                split=split, limit=limit, sample=sample, seed=seed,
+                                replay=replay, sweeps=parse_sweeps(tuple(sweeps)),
+                                concurrency=concurrency or 1)
+        mismatch = skb_mismatch(store, path)
+        if mismatch:
+            note(mismatch)
+        pipeline = Pipeline(store, config or AskConfig())
+        settings.ask = resolved_settings(pipeline)
+    questions = settings.questions()
+    if not questions:
+        raise AfrError(f"{settings.source}: no questions to evaluate")
+    if not resume:
+        run = create_run(store, settings, name=name, total=len(questions))
+    if pipeline.offline and not settings.replay:
+        note("offline mode (no LLM configured): entity linking + schema paths, no reranking")
+    if len(questions) > MEMORY_VECTORS_FROM:
+        from afr.vectors.memory import use_memory_vectors
+
+        use_memory_vectors(store)
+    evaluator = Evaluator(store, pipeline, run, questions, note=note)
+    if started is not None:
+        started(run, len(questions), bool(resume))
+    report = evaluator.execute(progress=progress)
+    return EvalSession(run, report, summarize(store, run), len(questions), bool(resume))
+
+
+def resolved_settings(pipeline: Pipeline) -> dict[str, Any]:
+    """The pipeline's ask settings as resolved, with the LLM endpoint and model it uses
+    (the API key stays in the environment, never in the store)."""
+    resolved = pipeline.config.to_dict()
+    if pipeline.llm is None:
+        resolved["offline"] = True
+    else:
+        resolved["offline"] = False
+        resolved["llm"] = {**resolved.get("llm", {}),
+                           "base_url": pipeline.llm.config.base_url,
+                           "model": pipeline.llm.config.model}
+    return resolved
+
+
+def skb_mismatch(store: Store, path: Path) -> str | None:
+    """A note when the question source's skb.json names another SKB than the store's."""
+    skb_json = (path if path.is_dir() else path.parent) / "skb.json"
+    if not skb_json.is_file():
+        return None
+    try:
+        name = json.loads(skb_json.read_text(encoding="utf-8")).get("name")
+    except (OSError, ValueError, AttributeError):
+        return None
+    loaded = store.skb_name()
+    if name and loaded and name != loaded:
+        return f"the questions belong to SKB {name!r} but the store holds {loaded!r}"
+    return None

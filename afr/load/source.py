@@ -1,0 +1,53 @@
+"""`afr load` in one call: pick the format, open the chosen store, load, and leave no empty
+DuckDB file behind when the first load into it fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from afr.errors import LoadError
+from afr.load.loader import LoadReport, load_skb_dir
+from afr.store import is_postgres_url, open_store, resolve_db
+
+Format = Literal["auto", "skb", "stark"]
+
+
+def detect_format(source: Path) -> Literal["skb", "stark"]:
+    """``skb`` for an SKB directory, ``stark`` for STaRK's processed files."""
+    if (source / "skb.json").exists():
+        return "skb"
+    return "stark" if (source / "node_info.pkl").exists() else "skb"
+
+
+def load_into(db: str | Path | None, source: str | Path, *, schema: str | None = None,
+              fmt: Format = "auto", dataset: str | None = None, replace: bool = False,
+              progress: bool = False) -> LoadReport:
+    """Load ``source`` into the store ``db`` names (``afr.store.resolve_db``: else
+    ``$AFR_DB``, else ``./afr.duckdb``). A DuckDB file this load created is removed
+    again when the load fails."""
+    source = Path(source)
+    if not source.exists():
+        raise LoadError(f"{source}: no such file or directory")
+    kind = detect_format(source) if fmt == "auto" else fmt
+    target = resolve_db(db)
+    created = None
+    if not is_postgres_url(target) and not Path(target).expanduser().exists():
+        created = Path(target).expanduser()
+    store = open_store(target, schema=schema)
+    loaded = False
+    try:
+        if kind == "stark":
+            from afr.load.stark import load_stark
+
+            report = load_stark(store, source, dataset=dataset, replace=replace,
+                                progress=progress)
+        else:
+            report = load_skb_dir(store, source, replace=replace, progress=progress)
+        loaded = True
+        return report
+    finally:
+        store.close()
+        if created is not None and not loaded:  # a failed first load leaves no empty file
+            created.unlink(missing_ok=True)
+            Path(str(created) + ".wal").unlink(missing_ok=True)

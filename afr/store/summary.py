@@ -1,0 +1,43 @@
+"""What a store holds, as one dictionary (``afr info``): the SKB, counts per node and edge
+type, embeddings, runs and cached LLM calls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from afr.store.base import Store
+
+
+def describe_store(store: Store) -> dict[str, Any]:
+    """The store's location and schema version; with an SKB loaded also its name,
+    description, direction, candidate types, totals (nodes, edges, runs, llm_calls) and
+    per-type lists ``node_types``, ``edge_types`` and ``embeddings``. ``skb`` is None
+    when no SKB is loaded."""
+    summary: dict[str, Any] = {"store": store.location, "schema_version": store.schema_version()}
+    if summary["schema_version"] == 0 or not store.skb_name():
+        summary["skb"] = None
+        return summary
+    schema = store.skb_schema()
+    nodes, edges, runs, llm_calls = store.run("meta/summary.sql")[0][:4]
+    summary.update({
+        "skb": schema.name,
+        "description": schema.description,
+        "directed": schema.directed,
+        "candidate_types": schema.candidate_types,
+        "nodes": nodes, "edges": edges, "runs": runs, "llm_calls": llm_calls,
+        "node_types": [
+            {"type": r[0], "label": r[1], "count": r[2], "candidate": bool(r[3])}
+            for r in store.run("meta/node_type_counts.sql")
+        ],
+        "edge_types": [
+            {"type": r[0], "label": r[1], "source": r[2], "target": r[3], "count": r[4]}
+            for r in store.run("meta/edge_type_counts.sql")
+        ],
+        "embeddings": [
+            {"variant": r[0], "model": r[1], "dim": r[2], "nodes": r[3]}
+            for r in store.run("meta/embeddings.sql")
+        ],
+        "loaded_at": store.get_meta("skb_loaded_at"),
+        "source": store.get_meta("skb_source"),
+    })
+    return summary

@@ -1,0 +1,2 @@
+-- DuckDB answers our joins with hash joins and needs no indexes (PostgreSQL builds them
+-- after a load: load/indexes.postgres.sql).

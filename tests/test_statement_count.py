@@ -1,0 +1,82 @@
+"""A pipeline reads each fact once: an offline ask on the demo store runs few statements.
+
+The schema, the embedding models, the SKB's directedness and the type counts are read once
+per store object; the built-in hashing embedder skips the query-embedding cache (it
+computes faster than the store looks up); node details are fetched once per ask; the
+exact-name lookups of all constants and the witnesses of all links are one statement each.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from afr.demo import ensure_demo_store
+from afr.pipeline.ask import Pipeline
+from afr.pipeline.config import AskConfig
+from afr.store import DuckDBStore
+
+QUESTION = "Which exceptions defined in the calendar module inherit from ValueError?"
+GOLD = {"exception:calendar.IllegalMonthError", "exception:calendar.IllegalWeekdayError"}
+MAX_STATEMENTS = 15
+
+
+@pytest.fixture(scope="module")
+def demo_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return ensure_demo_store(tmp_path_factory.mktemp("demo") / "demo.duckdb", progress=False)
+
+
+def test_one_offline_ask_runs_few_statements(demo_path: Path) -> None:
+    store = DuckDBStore(demo_path)
+    try:
+        pipeline = Pipeline(store, AskConfig(offline=True))  # logged, as `afr ask` does
+        setup = store.statements
+        before, transactions = store.statements, store.transactions
+        result = pipeline.ask(QUESTION)
+        asked = store.statements - before
+        print(f"\nset-up: {setup} statements; one ask: {asked} statements in "
+              f"{store.transactions - transactions} transaction(s)")
+        assert {a.ext_id for a in result.answers[:2]} == GOLD
+        logged = store.query("SELECT config FROM runs WHERE run_id = $r", {"r": result.run_id})
+        assert isinstance(logged[0].config, dict)  # logged; JSON comes back decoded
+        assert asked <= MAX_STATEMENTS
+        # The facts read for the first question are not read again for the second.
+        before = store.statements
+        pipeline.ask(QUESTION)
+        assert store.statements - before <= asked
+    finally:
+        store.close()
+
+
+def test_facts_are_read_again_after_the_store_changes_them(demo_path: Path) -> None:
+    store = DuckDBStore(demo_path)
+    try:
+        schema = store.skb_schema()
+        model = store.embedding_model("doc")
+        before = store.statements
+        assert store.skb_schema() is schema and store.embedding_model("doc") == model
+        assert store.statements == before
+        with pytest.raises(RuntimeError), store.transaction():
+            store.set_meta("skb_description", "changed")
+            assert store.skb_schema().description == "changed"
+            raise RuntimeError("rolled back")
+        assert store.skb_schema().description == schema.description  # read afresh
+        store.set_meta("skb_description", "changed")
+        assert store.skb_schema().description == "changed"
+        store.set_meta("skb_description", schema.description)
+    finally:
+        store.close()
+
+
+def test_rows_read_by_name_and_position(demo_path: Path) -> None:
+    store = DuckDBStore(demo_path)
+    try:
+        row = store.run("runlog/answer_details.sql", {"ids": [1]})[0]
+        node_id, ext_id, node_type, name = row
+        assert (row.id, row.ext_id, row.type, row.name) == (node_id, ext_id, node_type, name)
+        details = store.node_details([1, 2, 10**9])
+        assert set(details) == {1, 2} and details[1].ext_id == ext_id
+        assert store.node_details([]) == {}
+    finally:
+        store.close()
