@@ -29,13 +29,13 @@ class Context:
         self.schema = schema
         self.progress = progress
 
-    def open(self, *, write: bool = False, read_only: bool = False):
+    def open(self, *, write: bool = False, read_only: bool = False, create: bool = False):
         """Open the chosen store (``afr.demo.open_store_for``: commands that do not
-        ``write`` may fall back to the demo store)."""
+        ``write`` may fall back to the demo store; only ``create`` makes a new one)."""
         from afr.demo import open_store_for
 
         return open_store_for(self.db, schema=self.schema, write=write, read_only=read_only,
-                              progress=self.progress)
+                              create=create, progress=self.progress)
 
 
 def handle_errors(func: F) -> F:

@@ -11,11 +11,31 @@ from .output import echo_rows, format_table
 
 
 @click.command()
+@click.option("--print-sql", "print_sql", is_flag=True,
+              help="Print the DDL for the store instead of running it (nothing is opened): "
+                   "for a DBA to review and apply, e.g. with psql.")
+@click.option("--dim", type=click.IntRange(1, 16000), default=None,
+              help="With --print-sql: also the vector tables for embeddings of this size "
+                   "(384 for the built-in 'hash' embedder), with their HNSW indexes on "
+                   "PostgreSQL.")
 @pass_ctx
 @handle_errors
-def init(ctx: Context) -> None:
-    """Create (or upgrade) afr's tables in the store. `afr load` does this too."""
-    store = ctx.open(write=True)
+def init(ctx: Context, print_sql: bool, dim: int | None) -> None:
+    """Create (or upgrade) afr's tables in the store. `afr load` does this too.
+
+    \b
+    Examples:
+      afr --db postgresql://dba@db/kb --schema afr init --print-sql --dim 384 > afr.sql
+      psql postgresql://dba@db/kb -f afr.sql
+    """
+    if dim is not None and not print_sql:
+        raise click.UsageError("--dim goes with --print-sql ('afr embed' sizes the tables)")
+    if print_sql:
+        from afr.store import store_ddl_for
+
+        click.echo(store_ddl_for(ctx.db, schema=ctx.schema, dim=dim), nl=False)
+        return
+    store = ctx.open(write=True, create=True)
     store.init()
     click.echo(f"store ready: {store.location} (schema version {store.schema_version()})")
 
@@ -71,7 +91,9 @@ def load(ctx: Context, source: Path, fmt: str, dataset: str | None, replace: boo
               help="Document variant(s) to embed (default: both).")
 @click.option("--batch-size", default=256, show_default=True, type=click.IntRange(1, 100000),
               help="Nodes per embedding request (each batch is committed on its own).")
-@click.option("--rebuild", is_flag=True, help="Drop existing vectors and embed everything again.")
+@click.option("--rebuild", is_flag=True,
+              help="Embed everything again into shadow tables that replace the old vectors "
+                   "only when complete (a rerun continues an unfinished rebuild).")
 @pass_ctx
 @handle_errors
 def embed(ctx: Context, model: str | None, variants: tuple[str, ...], batch_size: int,
@@ -88,13 +110,20 @@ def embed(ctx: Context, model: str | None, variants: tuple[str, ...], batch_size
     from afr.vectors import embed_store
 
     store = ctx.open(write=True)
-    spec = model or spec_for_store(store) or "hash"
-    embedder = make_embedder(spec)
-    report = embed_store(store, embedder, variants=variants or ("doc", "doc_rel"),
-                         batch_size=batch_size, rebuild=rebuild, progress=ctx.progress)
+    try:
+        spec = model or spec_for_store(store) or "hash"
+        embedder = make_embedder(spec)
+        report = embed_store(store, embedder, variants=variants or ("doc", "doc_rel"),
+                             batch_size=batch_size, rebuild=rebuild, progress=ctx.progress)
+    finally:
+        store.close()  # at once, also after a failure: DuckDB allows one writer
+    if report.resumed:
+        click.echo(f"continued the unfinished rebuild of {', '.join(report.resumed)}")
     for variant, n in report.embedded.items():
         click.echo(f"{variant}: embedded {n:,} nodes now, {report.total.get(variant, 0):,} in "
                    f"all ({report.model_id}, dim {report.dim})")
+    if report.rebuilt:
+        click.echo(f"rebuilt {', '.join(report.rebuilt)}: the new vectors replace the old ones")
     click.echo(f"done in {report.seconds:.1f} s")
 
 

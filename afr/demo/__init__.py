@@ -50,19 +50,40 @@ def ensure_demo_store(path: Path | None = None, *, rebuild: bool = False,
 
 
 def open_store_for(db: str | Path | None = None, *, schema: str | None = None,
-                   write: bool = False, read_only: bool = False,
+                   write: bool = False, read_only: bool = False, create: bool = False,
                    progress: bool = False) -> Store:
     """The store a command works on: ``db``, else ``$AFR_DB``, else ``./afr.duckdb``.
 
     A command that only reads (``write=False``: ask, cypher, eval, info, sql) falls back
     to the bundled demo store, set up on first use, when nothing was chosen and there is
-    no ``./afr.duckdb``. ``read_only`` opens the store without write access."""
-    target = chosen_db(db)
+    no ``./afr.duckdb``. ``read_only`` opens the store without write access.
+
+    Only ``create`` (afr init) makes a store that is not there; every other command needs
+    one holding afr's tables, and without one it stops with a one-line error having
+    created nothing: no DuckDB file, no PostgreSQL schema or extension."""
+    chosen = chosen_db(db)
+    target = chosen
     if target is None:
         target = DEFAULT_DB
         if not write and not Path(DEFAULT_DB).exists():
             target = str(ensure_demo_store(progress=progress))
-    return open_store(target, schema=schema, read_only=read_only)
+    if not create and not is_postgres_url(target) and not Path(target).expanduser().exists():
+        if chosen is None:
+            raise StoreError(f"no store here (./{DEFAULT_DB}); run 'afr load DIR' first")
+        raise StoreError(f"no store at {target}; run 'afr load DIR' first, or check --db "
+                         "and $AFR_DB")
+    store = open_store(target, schema=schema, read_only=read_only, create=create)
+    if not create:
+        try:
+            initialised = store.schema_version() > 0
+        except BaseException:
+            store.close()
+            raise
+        if not initialised:
+            store.close()
+            raise StoreError(f"the store {store.location} holds no afr tables; run "
+                             "'afr load DIR' first")
+    return store
 
 
 def setup_demo(db: str | Path | None = None, *, rebuild: bool = False,

@@ -23,6 +23,16 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
+def known_dim(embedder: Embedder) -> int | None:
+    """The embedder's dimension when knowing it costs nothing, else None: an embedder
+    that would have to ask a service (a remote API) says so with a ``known_dim``
+    attribute, which is None until it has seen a reply."""
+    if hasattr(embedder, "known_dim"):
+        return embedder.known_dim  # type: ignore[attr-defined]
+    dim = getattr(embedder, "dim", None)
+    return None if dim is None else int(dim)
+
+
 def embed_texts(embedder: Embedder, texts: list[str]) -> np.ndarray:
     vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
     if vectors.ndim != 2 or vectors.shape[0] != len(texts):

@@ -30,6 +30,11 @@ class OpenAIEmbedder:
                                      timeout=timeout_s, max_retries=0)
 
     @property
+    def known_dim(self) -> int | None:
+        """The dimension when known without a request (given, or seen in a reply)."""
+        return self._dim
+
+    @property
     def dim(self) -> int:
         if self._dim is None:
             self._dim = int(self.embed(["dimension probe"]).shape[1])

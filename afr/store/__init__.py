@@ -21,12 +21,16 @@ if TYPE_CHECKING:
     from afr.store.postgres_store import PostgresStore
 
 __all__ = ["DEFAULT_DB", "DuckDBStore", "PostgresStore", "Store", "chosen_db",
-           "describe_store", "is_postgres_url", "open_store", "resolve_db"]
+           "describe_store", "is_postgres_url", "open_store", "resolve_db", "store_ddl_for"]
 
 DEFAULT_DB = "afr.duckdb"  # in the working directory
 
 _URL = re.compile(r"^[A-Za-z][\w+.-]*://")
 _POSTGRES_URL = re.compile(r"^postgres(ql)?(\+\w+)?://")
+# "sqlite:x.db", "md:kb": DuckDB reads a "name:" prefix as an extension to download and
+# load. One letter before the colon is a Windows drive (C:\kb.duckdb), a path.
+_PREFIXED = re.compile(r"^([A-Za-z][\w+.-]+):")
+ACCEPTED_FORMS = "give a DuckDB file path (e.g. ./afr.duckdb) or a postgresql:// URL"
 
 
 def __getattr__(name: str) -> Any:
@@ -47,8 +51,11 @@ def is_postgres_url(target: str | Path) -> bool:
         return True
     if _URL.match(text):
         scheme = text.split("://", 1)[0]
-        raise StoreError(f"unsupported store URL scheme {scheme}://: give a DuckDB file "
-                         "path or a postgresql:// URL")
+        raise StoreError(f"unsupported store URL scheme {scheme}://: {ACCEPTED_FORMS}")
+    prefixed = _PREFIXED.match(text)
+    if prefixed:
+        raise StoreError(f"unsupported store {text!r} (a {prefixed.group(1)}: prefix): "
+                         f"{ACCEPTED_FORMS}")
     return False
 
 
@@ -70,11 +77,25 @@ def resolve_db(db: str | Path | None = None) -> str:
 
 
 def open_store(db: str | Path | None = None, *, schema: str | None = None,
-               read_only: bool = False) -> Store:
-    """Open a store: a PostgreSQL URL (``postgresql://…``) or a DuckDB file path."""
+               read_only: bool = False, create: bool = True) -> Store:
+    """Open a store: a PostgreSQL URL (``postgresql://…``) or a DuckDB file path.
+
+    ``create=False`` opens only a store that is there: no new DuckDB file, and on
+    PostgreSQL no ``CREATE SCHEMA`` or ``CREATE EXTENSION`` (a missing one is an error)."""
     target = resolve_db(db)
     if is_postgres_url(target):
         from afr.store.postgres_store import PostgresStore
 
-        return PostgresStore(target, schema=schema or default_schema(), read_only=read_only)
-    return DuckDBStore(Path(target).expanduser(), read_only=read_only)
+        return PostgresStore(target, schema=schema or default_schema(), read_only=read_only,
+                             create=create)
+    return DuckDBStore(Path(target).expanduser(), read_only=read_only, create=create)
+
+
+def store_ddl_for(db: str | Path | None = None, *, schema: str | None = None,
+                  dim: int | None = None) -> str:
+    """The DDL of the store ``db`` names (``afr init --print-sql``), without opening it."""
+    from afr.store.ddl import store_ddl
+    from afr.store.dialect import DUCKDB, POSTGRES
+
+    dialect = POSTGRES if is_postgres_url(resolve_db(db)) else DUCKDB
+    return store_ddl(dialect, schema=schema or default_schema(), dim=dim)

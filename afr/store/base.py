@@ -86,13 +86,15 @@ def template_file(name: str, dialect: str) -> tuple[str, bool]:
     raise StoreError(f"internal: no SQL template {name!r} for {dialect}")
 
 
-def render_template(name: str, dialect: Dialect, **ctx: Any) -> list[str]:
+def render_template(name: str, dialect: Dialect, *, pretty: bool = False,
+                    **ctx: Any) -> list[str]:
     """The statements of template ``name`` (``dir/name.sql``, or ``schema/<file>``) for
     ``dialect``, by the dialect rule above. Stores call this through ``Store.sql``; only
-    code that runs SQL on a DuckDB connection of its own (staging) calls it directly."""
+    code that runs SQL on a DuckDB connection of its own (staging) calls it directly.
+    ``pretty`` lays transpiled statements out for people (``afr init --print-sql``)."""
     file, native = template_file(name, dialect.name)
     text = _jinja().get_template(file).render(**ctx)
-    return split_sql(text) if native else dialect.finish(text)
+    return split_sql(text) if native else dialect.finish(text, pretty=pretty)
 
 
 def duckdb_sql(name: str, **ctx: Any) -> list[str]:
@@ -288,13 +290,25 @@ class Store(ABC):
 
     def create_vector_table(self, variant: str, dim: int) -> None:
         self.forget_facts()
-        self.run("embed/create_table.sql", variant=check_identifier(variant), dim=int(dim))
+        if self.table_exists(f"emb_{check_identifier(variant)}"):
+            # Made by a DBA (`afr init --print-sql --dim`): even CREATE TABLE IF NOT EXISTS
+            # needs the CREATE privilege on the schema, which a read-write role lacks.
+            return
+        self.run("embed/create_table.sql", variant=variant, dim=int(dim))
 
     def drop_vectors(self, variant: str) -> None:
         """Drop a variant's vectors and the record of the model that made them."""
         self.forget_facts()
         self.run("embed/drop_table.sql", {"variant": variant},
                  variant=check_identifier(variant, "embedding variant"))
+
+    def replace_vectors(self, variant: str, shadow: str) -> None:
+        """Drop the vectors of ``variant`` and rename the (complete) ``shadow`` table to
+        take their place, indexes and all; the caller records the model, in the same
+        transaction."""
+        self.forget_facts()
+        self.run("embed/swap.sql", variant=check_identifier(variant, "embedding variant"),
+                 shadow=check_identifier(shadow, "embedding variant"))
 
     def record_embedding_model(self, variant: str, model_id: str, dim: int) -> None:
         self.forget_facts()
@@ -323,7 +337,7 @@ class Store(ABC):
             return
         with self.transaction():
             for version in range(current + 1, SCHEMA_VERSION + 1):
-                for stmt in self.sql(_migration_file(version)):
+                for stmt in self.sql(migration_file(version)):
                     self.execute(stmt)
             self.set_meta("schema_version", str(SCHEMA_VERSION))
 
@@ -344,6 +358,10 @@ class Store(ABC):
     def set_meta(self, key: str, value: str) -> None:
         self.forget_facts()
         self.run("meta/set.sql", {"key": key, "value": value})
+
+    def delete_meta(self, key: str) -> None:
+        self.forget_facts()
+        self.run("meta/delete.sql", {"key": key})
 
     def skb_name(self) -> str | None:
         if "schema" in self._facts:
@@ -401,7 +419,7 @@ class Store(ABC):
         return {int(r.id): NodeDetails(int(r.id), r.ext_id, r.type, r.name) for r in rows}
 
 
-def _migration_file(version: int) -> str:
+def migration_file(version: int) -> str:
     matches = sorted(schema_dir().glob(f"{version:03d}_*.sql"))
     if not matches:
         raise StoreError(f"afr is missing its schema file for version {version}")

@@ -22,9 +22,10 @@ COSINE_PLACEHOLDER = "AFR_COSINE_DISTANCE"
 class Dialect:
     name: str  # "duckdb" or "postgres" (sqlglot's names)
 
-    def finish(self, sql: str) -> list[str]:
-        """Turn rendered DuckDB-dialect SQL into this dialect's statements."""
-        return list(_finish(self.name, sql))
+    def finish(self, sql: str, *, pretty: bool = False) -> list[str]:
+        """Turn rendered DuckDB-dialect SQL into this dialect's statements (``pretty``:
+        laid out over lines for people to read, without comments; the same statements)."""
+        return list(_finish(self.name, sql, pretty))
 
 
 DUCKDB = Dialect("duckdb")
@@ -99,7 +100,7 @@ def split_sql(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=1024)
-def _finish(dialect: str, sql: str) -> tuple[str, ...]:
+def _finish(dialect: str, sql: str, pretty: bool = False) -> tuple[str, ...]:
     if dialect == "duckdb":
         # Templates are written in DuckDB's dialect: only the vector placeholder changes.
         # Skipping a parse-and-print round trip saves milliseconds per new statement.
@@ -108,6 +109,7 @@ def _finish(dialect: str, sql: str) -> tuple[str, ...]:
 
     statements = [s for s in sqlglot.parse(sql, read="duckdb") if s is not None]
     return tuple(
-        s.transform(_postgres_types).transform(_pg_cosine).sql("postgres")
+        s.transform(_postgres_types).transform(_pg_cosine).sql(
+            "postgres", **({"pretty": True, "comments": False} if pretty else {}))
         for s in statements
     )

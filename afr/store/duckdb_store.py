@@ -18,13 +18,15 @@ from afr.store.dialect import DUCKDB
 class DuckDBStore(Store):
     dialect = DUCKDB
 
-    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False,
+                 create: bool = True) -> None:
         super().__init__()
         self.path = Path(path).expanduser()
         self.location = str(self.path)
         self.read_only = read_only
-        if read_only and not self.path.exists():
-            raise StoreError(f"no store at {self.path}; create one with 'afr load' or 'afr demo'")
+        if (read_only or not create) and not self.path.exists():
+            raise StoreError(f"no store at {self.path}; create one with 'afr load DIR' "
+                             "(or 'afr demo')")
         if not read_only:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)

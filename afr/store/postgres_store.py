@@ -27,12 +27,14 @@ class PostgresStore(Store):
     dialect = POSTGRES
     builds_vector_indexes = True
 
-    def __init__(self, url: str, *, schema: str = "afr", read_only: bool = False) -> None:
+    def __init__(self, url: str, *, schema: str = "afr", read_only: bool = False,
+                 create: bool = True) -> None:
         super().__init__()
         self.url = url
         self.schema = check_identifier(schema, "schema name")
         self.location = f"{redact_url(url)} (schema {schema})"
         self.read_only = read_only
+        self.create = create
         self._in_tx = False
         self._vector_indexes: set[str] = set()
         self.reconnects = 0
@@ -70,8 +72,15 @@ class PostgresStore(Store):
         self.reconnects += 1
 
     def _setup(self) -> None:
-        rows = self._fetch_raw("setup/vector_extension_exists.sql")
-        if not rows:
+        # Only a store opened to be created (afr init, afr load) may create the extension
+        # or the schema; every other command finds them there or stops, changing nothing.
+        extension = self._fetch_raw("setup/vector_extension_exists.sql")
+        if not extension:
+            if not self.create or self.read_only:
+                raise StoreError(
+                    "the PostgreSQL extension 'vector' (pgvector) is not installed in this "
+                    "database; 'afr load' installs it (with the privilege to), or ask an "
+                    "administrator to run: CREATE EXTENSION vector;")
             try:
                 self._exec_raw("setup/create_vector_extension.sql")
             except psycopg.Error:
@@ -79,19 +88,27 @@ class PostgresStore(Store):
                     "the PostgreSQL extension 'vector' (pgvector) is not installed in this "
                     "database; ask an administrator to run: CREATE EXTENSION vector;"
                 ) from None
-        if not self.read_only:
-            exists = self._fetch_raw("setup/schema_exists.sql", {"schema": self.schema})
-            if not exists:
-                try:
-                    self._exec_raw("setup/create_schema.sql", schema=self.schema)
-                except psycopg.Error as exc:
-                    raise StoreError(f"cannot create schema {self.schema!r}: "
-                                     f"{_first_line(exc)}") from None
-        # Our schema first, then whatever the user had (where the vector type lives).
-        previous = self._fetch_raw("setup/search_path.sql")[0][0]
+            extension = self._fetch_raw("setup/vector_extension_exists.sql")
+        exists = self._fetch_raw("setup/schema_exists.sql", {"schema": self.schema})
+        if not exists:
+            if not self.create or self.read_only:
+                raise StoreError(
+                    f"no afr schema {self.schema!r} in {redact_url(self.url)}; load an SKB "
+                    f"into it with 'afr --schema {self.schema} load DIR', or check --schema "
+                    "and $AFR_SCHEMA")
+            try:
+                self._exec_raw("setup/create_schema.sql", schema=self.schema)
+            except psycopg.Error as exc:
+                raise StoreError(f"cannot create schema {self.schema!r}: "
+                                 f"{_first_line(exc)}") from None
+        # afr's tables are found in afr's schema only — never a user's public.nodes — and
+        # pgvector's type and operators wherever the extension was installed.
+        path = [self.schema]
+        if extension[0][1] not in path:
+            path.append(extension[0][1])
         self.con.execute(
             pgsql.SQL("SELECT set_config('search_path', {}, false)").format(
-                pgsql.Literal(f'"{self.schema}", {previous}')
+                pgsql.Literal(", ".join(_quote_ident(name) for name in path))
             )
         )
         if self.read_only:
@@ -219,9 +236,22 @@ class PostgresStore(Store):
 
     def build_vector_index(self, variant: str) -> None:
         check_identifier(variant, "embedding variant")
+        if self.has_vector_index(variant):
+            # Built already (maybe by a DBA from `afr init --print-sql`): even CREATE INDEX
+            # IF NOT EXISTS needs to own the table, which a read-write role does not.
+            return
         for stmt in self.sql("embed/hnsw.sql", variant=variant):
             self.execute(stmt)
         self._vector_indexes.add(variant)
+
+    def replace_vectors(self, variant: str, shadow: str) -> None:
+        super().replace_vectors(variant, shadow)
+        self._vector_indexes.discard(variant)
+        self._vector_indexes.discard(shadow)
+
+    def drop_vectors(self, variant: str) -> None:
+        super().drop_vectors(variant)
+        self._vector_indexes.discard(variant)
 
     def has_vector_index(self, variant: str) -> bool:
         # Remembered once seen: an index only goes away with its table (a rebuild), and a
@@ -245,6 +275,10 @@ def _check_query_only(sql: str) -> None:
     if word not in _QUERY_WORDS:
         raise StoreError(f"a read-only store runs queries only (SELECT, WITH, VALUES, TABLE, "
                          f"EXPLAIN, SHOW), not {word.upper() or repr(rest[:20])}")
+
+
+def _quote_ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _first_line(exc: BaseException) -> str:

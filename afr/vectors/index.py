@@ -7,13 +7,14 @@ different models mean nothing.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from afr.embed.base import Embedder, embed_texts
+from afr.embed.base import Embedder, embed_texts, known_dim
 from afr.errors import EmbeddingError
 from afr.progress import bar
 from afr.store.base import VECTOR_VARIANTS, Store
@@ -28,16 +29,51 @@ class EmbedReport:
     embedded: dict[str, int] = field(default_factory=dict)
     total: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    #: Variants whose vectors a rebuild replaced (swapped in whole, at the end).
+    rebuilt: list[str] = field(default_factory=list)
+    #: Variants whose rebuild continued one an earlier run left unfinished.
+    resumed: list[str] = field(default_factory=list)
+
+
+def shadow_variant(variant: str) -> str:
+    """The variant a rebuild of ``variant`` fills (table ``emb_<variant>_rebuild``) while
+    the old vectors keep answering; swapped in only when complete."""
+    return f"{variant}_rebuild"
+
+
+def _rebuild_key(variant: str) -> str:
+    return f"rebuild_{variant}"
+
+
+def pending_rebuild(store: Store, variant: str) -> tuple[str, int] | None:
+    """(model id, dimensions) of an unfinished rebuild of ``variant``, or None."""
+    value = store.get_meta(_rebuild_key(variant))
+    if not value:
+        return None
+    state = json.loads(value)
+    return state["model_id"], int(state["dim"])
 
 
 def check_model(store: Store, variant: str, embedder: Embedder) -> tuple[str, int] | None:
+    """The (model id, dimensions) the store's ``variant`` vectors were made with, after
+    checking ``embedder`` makes the same kind: same model, same size."""
     recorded = store.embedding_model(variant)
-    if recorded and recorded[0] != embedder.model_id:
+    if recorded and not _same_model(recorded, embedder):
         raise EmbeddingError(
             f"the store's {variant!r} vectors were made by {recorded[0]} (dim {recorded[1]}), "
-            f"not {embedder.model_id}; use the same embedder, or 'afr embed --rebuild'"
+            f"not {_describe(embedder)}; use the same embedder, or 'afr embed --rebuild'"
         )
     return recorded
+
+
+def _same_model(recorded: tuple[str, int], embedder: Embedder) -> bool:
+    dim = known_dim(embedder)
+    return recorded[0] == embedder.model_id and (dim is None or dim == recorded[1])
+
+
+def _describe(embedder: Embedder) -> str:
+    dim = known_dim(embedder)
+    return embedder.model_id if dim is None else f"{embedder.model_id} (dim {dim})"
 
 
 def embed_store(
@@ -49,51 +85,98 @@ def embed_store(
     rebuild: bool = False,
     progress: bool = True,
 ) -> EmbedReport:
-    """Embed every node lacking a vector; each batch commits, so a rerun resumes."""
+    """Embed every node lacking a vector; each batch commits, so a rerun resumes.
+
+    ``rebuild`` embeds every node again into shadow tables while the old vectors keep
+    answering; when all requested variants are complete they replace the old ones in one
+    transaction. A failed or interrupted rebuild leaves the old vectors as they were, and
+    a rerun with the same embedder continues the shadow tables where they stopped."""
     started = time.perf_counter()
     store.require_skb()
-    report = EmbedReport(embedder.model_id, 0)
     for variant in variants:
         if variant not in VECTOR_VARIANTS:
             raise EmbeddingError(f"unknown document variant {variant!r}; use doc or doc_rel")
+    report = EmbedReport(embedder.model_id, 0)
+    filled: dict[str, tuple[str, int] | None] = {}
+    for variant in variants:
         if rebuild:
-            with store.transaction():
-                store.drop_vectors(variant)
-            vectors_changed(store)
-        recorded = check_model(store, variant, embedder)
-        missing: list[int] = []
-        if recorded:
-            missing = [int(r[0]) for r in store.run("embed/missing.sql", variant=variant)]
-        else:
-            missing = [int(r[0]) for r in store.run("embed/all_ids.sql")]
-        done = 0
-        two_hop_cache: dict = {}
-        with bar(len(missing), f"embedding {variant}", enabled=progress, unit="node") as pbar:
-            for start in range(0, len(missing), batch_size):
-                ids = missing[start:start + batch_size]
-                docs = build_documents(store, ids, variant, two_hop_cache=two_hop_cache)
-                vectors = embed_texts(embedder, [docs.get(i, "") for i in ids])
-                dim = vectors.shape[1]
+            target = shadow_variant(variant)
+            recorded = pending_rebuild(store, variant)
+            if recorded and _same_model(recorded, embedder):
+                report.resumed.append(variant)
+            else:  # nothing to continue, or another embedder's: start afresh
                 with store.transaction():
-                    if recorded is None:
-                        store.create_vector_table(variant, dim)
-                        store.record_embedding_model(variant, embedder.model_id, dim)
-                        recorded = (embedder.model_id, dim)
-                    elif recorded[1] != dim:
-                        raise EmbeddingError(
-                            f"{embedder.model_id} returned {dim}-d vectors but the store's "
-                            f"{variant!r} vectors have {recorded[1]} dimensions"
-                        )
-                    store.write_vectors(variant, np.asarray(ids, dtype=np.int64), vectors)
-                    store.record_embedding_model(variant, embedder.model_id, dim)
-                vectors_changed(store)  # in-memory search matrices are stale from now on
-                done += len(ids)
-                pbar.update(len(ids))
-        if recorded:
-            store.build_vector_index(variant)
-            report.dim = recorded[1]
+                    store.drop_vectors(target)
+                    store.delete_meta(_rebuild_key(variant))
+                recorded = None
+        else:
+            target = variant
+            recorded = check_model(store, variant, embedder)
+        done, recorded = _fill(store, embedder, variant, target, recorded,
+                               batch_size=batch_size, progress=progress)
         report.embedded[variant] = done
+        filled[variant] = recorded
+        if recorded:
+            store.build_vector_index(target)
+            report.dim = recorded[1]
+    if rebuild:
+        _swap_in(store, embedder, {v: r for v, r in filled.items() if r})
+        report.rebuilt = [v for v, r in filled.items() if r]
+    for variant, recorded in filled.items():
         total, have = store.run("embed/count.sql", variant=variant)[0] if recorded else (0, 0)
         report.total[variant] = int(have)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _fill(store: Store, embedder: Embedder, variant: str, target: str,
+          recorded: tuple[str, int] | None, *, batch_size: int, progress: bool
+          ) -> tuple[int, tuple[str, int] | None]:
+    """Embed the nodes missing from ``target`` (``variant`` or its shadow) batch by batch,
+    each batch one transaction; the number embedded and the (model, dim) recorded."""
+    shadow = target != variant
+    if recorded:
+        missing = [int(r[0]) for r in store.run("embed/missing.sql", variant=target)]
+    else:
+        missing = [int(r[0]) for r in store.run("embed/all_ids.sql")]
+    done = 0
+    two_hop_cache: dict = {}
+    with bar(len(missing), f"embedding {variant}", enabled=progress, unit="node") as pbar:
+        for start in range(0, len(missing), batch_size):
+            ids = missing[start:start + batch_size]
+            docs = build_documents(store, ids, variant, two_hop_cache=two_hop_cache)
+            vectors = embed_texts(embedder, [docs.get(i, "") for i in ids])
+            dim = vectors.shape[1]
+            with store.transaction():
+                if recorded is None:
+                    store.create_vector_table(target, dim)
+                    recorded = (embedder.model_id, dim)
+                    if shadow:
+                        store.set_meta(_rebuild_key(variant), json.dumps(
+                            {"model_id": embedder.model_id, "dim": dim}))
+                elif recorded[1] != dim:
+                    raise EmbeddingError(
+                        f"{embedder.model_id} returned {dim}-d vectors but the store's "
+                        f"{variant!r} vectors have {recorded[1]} dimensions"
+                    )
+                store.write_vectors(target, np.asarray(ids, dtype=np.int64), vectors)
+                if not shadow:
+                    store.record_embedding_model(variant, embedder.model_id, dim)
+            if not shadow:
+                vectors_changed(store)  # in-memory search matrices are stale from now on
+            done += len(ids)
+            pbar.update(len(ids))
+    return done, recorded
+
+
+def _swap_in(store: Store, embedder: Embedder, complete: dict[str, tuple[str, int]]) -> None:
+    """Replace the vectors of each variant by its complete shadow, all in one transaction:
+    queries see the old vectors or the new ones, never a mix or none."""
+    if not complete:
+        return
+    with store.transaction():
+        for variant, (model_id, dim) in complete.items():
+            store.replace_vectors(variant, shadow_variant(variant))
+            store.record_embedding_model(variant, model_id, dim)
+            store.delete_meta(_rebuild_key(variant))
+    vectors_changed(store)

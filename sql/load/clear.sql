@@ -5,8 +5,11 @@ TRUNCATE TABLE {{ t }};
 {% endfor %}
 DROP TABLE IF EXISTS emb_doc;
 DROP TABLE IF EXISTS emb_doc_rel;
+DROP TABLE IF EXISTS emb_doc_rebuild;
+DROP TABLE IF EXISTS emb_doc_rel_rebuild;
 DELETE FROM embedding_models;
 DELETE FROM run_symbols;
 DELETE FROM run_answers;
 DELETE FROM runs;
-DELETE FROM afr_meta WHERE key LIKE 'skb_%'
+DELETE FROM afr_meta WHERE key LIKE 'skb_%';
+DELETE FROM afr_meta WHERE key LIKE 'rebuild_%'

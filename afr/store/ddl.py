@@ -1,0 +1,46 @@
+"""The DDL of a store, printed for a DBA to review and apply (``afr init --print-sql``).
+
+It is what ``Store.init`` and ``afr embed`` run, rendered by the same dialect rule for the
+target store, without connecting to it: afr's schema and extension (PostgreSQL), every
+table of every migration, the indexes a load builds, the version record, and — given the
+embedding dimension — the vector tables with their approximate (HNSW) indexes."""
+
+from __future__ import annotations
+
+from afr.store.base import (
+    SCHEMA_VERSION,
+    VECTOR_VARIANTS,
+    check_identifier,
+    migration_file,
+    render_template,
+)
+from afr.store.dialect import Dialect
+
+
+def store_ddl(dialect: Dialect, *, schema: str = "afr", dim: int | None = None) -> str:
+    """A script of ``;``-terminated statements that ``psql`` (or ``duckdb``) runs as is."""
+    check_identifier(schema, "schema name")
+    parts: list[tuple[str, list[str]]] = [
+        ("afr's schema, and pgvector where it is missing",
+         render_template("setup/ddl_preamble.sql", dialect, schema=schema)),
+    ]
+    for version in range(1, SCHEMA_VERSION + 1):
+        name = migration_file(version)
+        parts.append((name.removeprefix("schema/"), render_template(name, dialect, pretty=True)))
+    parts.append(("indexes (a load drops and rebuilds them around its bulk copy)",
+                  render_template("load/indexes.sql", dialect)))
+    parts.append(("the schema version afr checks",
+                  render_template("setup/record_version.sql", dialect, pretty=True,
+                                  version=SCHEMA_VERSION)))
+    if dim is not None:
+        for variant in VECTOR_VARIANTS:
+            parts.append((f"vectors of the {variant} documents ({dim} dimensions)",
+                          render_template("embed/create_table.sql", dialect, pretty=True,
+                                          variant=variant, dim=int(dim))
+                          + render_template("embed/hnsw.sql", dialect, variant=variant)))
+    lines = [f"-- afr store DDL ({dialect.name}), schema version {SCHEMA_VERSION}"]
+    for title, statements in parts:
+        if statements:
+            lines.append(f"\n-- {title}")
+            lines.extend(f"{stmt};" for stmt in statements)
+    return "\n".join(lines) + "\n"

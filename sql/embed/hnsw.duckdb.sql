@@ -1,0 +1,2 @@
+-- DuckDB: no approximate index (its HNSW is an extension to download); searches scan
+-- exactly or use in-memory matrices (afr.vectors.memory).

@@ -1,0 +1,1 @@
+-- DuckDB: one file is one store, in its main schema; nothing to set up first.
