@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
 from afr.errors import AfrError
 
 from .context import Context, handle_errors, pass_ctx
+from .exit_codes import llm_exit_code
 from .options import (
     ask_config,
     ask_options,
@@ -42,6 +44,20 @@ def ask(ctx: Context, question: str, config, top: int, explain: bool, as_json: b
     Every run is logged to the tables runs, run_symbols and run_answers (see the
     README for queries); `--explain` shows what each step did.
 
+    A failing LLM never loses the question: steps 1–2 fall back to the offline
+    formalizer and the answers keep the retrieval order, with a note. A question waits
+    at most 2 × timeout_s + 1 s on failing LLM calls; an endpoint that refuses the
+    connection (or whose host is unknown) gets one quick retry and is then not asked
+    again.
+
+    \b
+    Exit codes:
+      0  all steps ran as configured (or offline, as no LLM is configured)
+      1  error: nothing answered
+      3  answers printed, but the configured LLM failed and afr fell back
+      4  answers printed, but the LLM refused access or has no such model
+         (HTTP 401/403/404: check the key, the URL, the model name)
+
     \b
     Examples:
       afr ask "Which exceptions in the json module inherit from ValueError?"
@@ -54,6 +70,7 @@ def ask(ctx: Context, question: str, config, top: int, explain: bool, as_json: b
     result = Pipeline(store, config).ask(question)
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2, default=str, ensure_ascii=False))
+        _exit_for_llm(store, result, with_reason=True)
         return
     if result.mode == "offline":
         click.echo("offline mode (no LLM configured): entity linking + schema paths, "
@@ -73,6 +90,25 @@ def ask(ctx: Context, question: str, config, top: int, explain: bool, as_json: b
     click.echo(f"\n{len(result.answers)} answers · target type {result.target_type or '?'} · "
                f"{total:.2f} s · run {result.run_id}" + ("" if config.log else " (not logged)"),
                err=True)
+    _exit_for_llm(store, result)
+
+
+def _exit_for_llm(store, result, *, with_reason: bool = False) -> None:
+    """Say which steps the failing LLM did not do, and exit 3 (4: access refused);
+    ``with_reason`` when the notes with the LLM's error were not printed (--json)."""
+    code = llm_exit_code(result.llm_failure)
+    if not code:
+        return
+    missed = []
+    if "1-2_llm_failed" in result.timings:
+        missed.append("steps 1–2 came from the offline formalizer")
+    if "8_llm_failed" in result.timings:
+        missed.append("the answers are not reranked")
+    reason = result.llm_error if with_reason else result.llm_failure
+    click.echo(f"afr: warning: the LLM failed ({reason}): "
+               f"{' and '.join(missed) or 'see the notes'}; exit code {code}", err=True)
+    store.close()
+    sys.exit(code)
 
 
 def _explain(result) -> None:

@@ -11,6 +11,7 @@ import click
 from afr.errors import AfrError
 
 from .context import Context, handle_errors, pass_ctx
+from .exit_codes import llm_exit_code
 from .options import ask_options, given
 
 
@@ -57,6 +58,10 @@ def eval() -> None:  # noqa: A001 - the command is called eval
 @click.option("--concurrency", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Questions in flight at once (threads sharing one store and LLM client).")
 @click.option("--name", help="A label for the run (usable instead of its id).")
+@click.option("--max-llm-failures", default=5, show_default=True, type=click.IntRange(0),
+              metavar="N",
+              help="Stop (the run stays resumable) after N questions in a row lost to the "
+                   "LLM: unreachable, timed out, or refusing access. 0: never stop.")
 @click.option("--replay", metavar="COLUMN",
               help="Take each question's Cypher from this column of the question file (and "
                    "its target_type column if there is one) instead of steps 1–2.")
@@ -70,14 +75,23 @@ def eval() -> None:  # noqa: A001 - the command is called eval
 @handle_errors
 def run_cmd(ctx: Context, source: str | None, resume: str | None, split: str | None,
             limit: int | None, sample: int | None, seed: int, concurrency: int,
-            name: str | None, replay: str | None, sweeps: tuple[str, ...], config,
-            as_json: bool) -> None:
+            name: str | None, max_llm_failures: int, replay: str | None,
+            sweeps: tuple[str, ...], config, as_json: bool) -> None:
     """Ask every question of SOURCE and score the answers.
 
     SOURCE is an SKB directory with questions.csv, a CSV file (id,query,answer_ids), a
     STaRK QA directory (stark_qa/stark_qa.csv and split/*.index), or the word `demo`.
     Use the store that holds the SKB (--db). Ctrl-C stops cleanly; resume with
     `afr eval --resume ID`.
+
+    \b
+    Exit codes:
+      0    the run finished (questions an LLM failure degraded are counted as such)
+      1    error
+      3    stopped after --max-llm-failures questions in a row lost to an unreachable
+           or unanswering LLM, or every question asked was lost to it (resumable)
+      4    the same, with the LLM refusing access (HTTP 401/403/404)
+      130  interrupted (Ctrl-C; resumable)
     """
     from afr.evaluate.session import run_eval
 
@@ -94,12 +108,23 @@ def run_cmd(ctx: Context, source: str | None, resume: str | None, split: str | N
     session = run_eval(store, source, resume=resume, config=config, name=name, split=split,
                        limit=limit, sample=sample, seed=seed, replay=replay, sweeps=sweeps,
                        concurrency=concurrency if given("concurrency") else None,
+                       max_llm_failures=max_llm_failures,
                        progress=ctx.progress, note=note, started=started)
     eval_id = session.run.eval_id
     if as_json:
         click.echo(json.dumps(session.summary, indent=2, default=str, ensure_ascii=False))
     else:
         click.echo(format_summary(session.summary))
+    report = session.report
+    if report.stopped_for_llm or report.all_lost_to_llm:
+        what = (f"stopped after {report.llm_lost} questions in a row lost to the LLM"
+                if report.stopped_for_llm else
+                f"all {report.asked} questions asked were lost to the LLM")
+        click.echo(f"afr: error: {what} ({report.llm_lost_error}); {report.done} of "
+                   f"{session.questions} questions done; once the LLM answers, resume with: "
+                   f"afr eval --resume {eval_id}", err=True)
+        store.close()
+        sys.exit(llm_exit_code(report.llm_lost_kind))
     if session.interrupted:
         click.echo(f"afr: interrupted after {session.report.done} of {session.questions} "
                    f"questions; resume with: afr eval --resume {eval_id}", err=True)

@@ -30,8 +30,7 @@ def format_summary(summary: dict[str, Any]) -> str:
     labels = {"1+7": "1+7   vector search only", "1-5": "1-5   grounded, by level",
               "1-6": "1-6   graph strand", "1-7": "1-7   + VSS top-up",
               "1-8": "1-8   final (reranked)"}
-    if "offline" in summary["mode"] or "no LLM" in summary["mode"]:
-        labels["1-8"] = "1-8   final (no reranking)"
+    labels["1-8"] = "1-8   final " + _rerank_note(summary)
     rows = [[labels.get(name, name)] + [_pct(m[k]) for k in METRICS]
             for name, m in summary["metrics"].items()]
     lines.append(format_table(["variant", "hit@1", "hit@5", "hit@10", "hit@20", "recall@20",
@@ -49,6 +48,18 @@ def format_summary(summary: dict[str, Any]) -> str:
                  f"{llm['new_calls']} calls sent in this store, "
                  f"{llm['prompts'] - llm['new_calls']} answered from the cache")
     return "\n".join(lines)
+
+
+def _rerank_note(summary: dict[str, Any]) -> str:
+    """What step 8 did to the final lists: only claim a rerank that happened."""
+    if summary.get("reranker", "none") == "none":
+        return "(no reranking)"
+    reranked, rerankable = summary.get("reranked"), summary.get("rerankable")
+    if reranked is None or reranked >= rerankable:  # (summaries stored before these counts)
+        return "(reranked)"
+    if reranked == 0:
+        return "(not reranked: the LLM failed)"
+    return f"(reranked {reranked} of {rerankable})"
 
 
 def format_compare(data: dict[str, Any], *, examples: int = 5) -> str:

@@ -13,23 +13,55 @@ from afr.evaluate.runs import EvalRun, find_run, load_results, load_variants
 from afr.evaluate.variants import FINAL, VARIANTS, variant_names
 from afr.store.base import Store
 
-STEP_ORDER = ("1_target_type", "2_cypher", "3_parse", "4_symbols", "5_grounding",
-              "6_vss_grounded", "7_vss_topup", "8_rerank")
+STEP_ORDER = ("1_target_type", "1-2_llm_failed", "2_cypher", "3_parse", "4_symbols", "5_grounding",
+              "6_vss_grounded", "7_vss_topup", "8_rerank", "8_llm_failed")
 _ZERO = {m: 0.0 for m in METRICS}
 
 
-def mode_label(run: EvalRun) -> str:
+def reranker_of(run: EvalRun) -> str:
+    """The reranker the run was set up with; ``none`` without an LLM."""
+    ask = run.settings.ask
+    return "none" if ask.get("offline") else str(ask.get("reranker") or "none")
+
+
+def mode_label(run: EvalRun, steps: dict[str, int] | None = None) -> str:
+    """How the run was set up, and, given ``steps`` (``llm_steps``), where the LLM failed
+    to do its part: the label never claims a step that did not run."""
     ask = run.settings.ask
     llm = not ask.get("offline")
     model = (ask.get("llm") or {}).get("model")
+    rerank = reranker_of(run)
+    steps = steps or {}
     if run.settings.replay:
         label = f"replay of column {run.settings.replay!r}"
-        rerank = ask.get("reranker", "none")
-        return label + (f", {rerank} rerank by {model}" if llm and rerank != "none"
-                        else ", no LLM")
-    if not llm:
+        label += f", {rerank} rerank by {model}" if llm and rerank != "none" else ", no LLM"
+    elif not llm:
         return "offline (entity linking + schema paths, no reranking)"
-    return f"llm ({model}, {ask.get('reranker')} rerank)"
+    else:
+        label = f"llm ({model}, " + ("no rerank)" if rerank == "none" else f"{rerank} rerank)")
+    failed = []
+    if steps.get("formalized_offline"):
+        failed.append(f"steps 1–2 offline on {steps['formalized_offline']} of "
+                      f"{steps['answered']} questions")
+    if rerank != "none" and steps.get("reranked", 0) < steps.get("rerankable", 0):
+        failed.append(f"reranked {steps['reranked']} of {steps['rerankable']}")
+    return label + (f" — the LLM failed: {', '.join(failed)}" if failed else "")
+
+
+def llm_steps(run: EvalRun, results: list[dict[str, Any]]) -> dict[str, int]:
+    """What the LLM did, read from the questions' timings (``8_rerank`` only when the LLM
+    reranked, ``1-2_llm_failed`` when steps 1–2 fell back to the offline formalizer)."""
+    answered = [r for r in results if r["status"] != "failed"]
+    rerankable = [r for r in answered if r["ranked"]]
+    replayed = bool(run.settings.replay)
+    return {
+        "answered": len(answered),
+        "formalized_offline": 0 if replayed else sum(
+            "1-2_llm_failed" in (r["timings"] or {}) for r in answered),
+        "rerankable": len(rerankable),
+        "reranked": 0 if reranker_of(run) == "none" else sum(
+            "8_rerank" in (r["timings"] or {}) for r in rerankable),
+    }
 
 
 def _stats(values: list[float]) -> dict[str, float]:
@@ -48,6 +80,7 @@ def summarize(store: Store, run: EvalRun) -> dict[str, Any]:
         for name in names
     }
     answered = [r for r in results if r["status"] != "failed"]
+    did = llm_steps(run, results)
     steps: dict[str, list[float]] = {}
     for r in answered:
         for step, seconds in (r["timings"] or {}).items():
@@ -66,7 +99,9 @@ def summarize(store: Store, run: EvalRun) -> dict[str, Any]:
     }
     return {
         "eval_id": run.eval_id, "name": run.name, "source": run.settings.source,
-        "split": run.settings.split, "status": run.status, "mode": mode_label(run),
+        "split": run.settings.split, "status": run.status, "mode": mode_label(run, did),
+        "reranker": reranker_of(run), "reranked": did["reranked"],
+        "rerankable": did["rerankable"],
         "replay": run.settings.replay, "questions": run.total or n, "done": n,
         "failed": sum(r["status"] == "failed" for r in results),
         "degraded": sum(r["status"] == "degraded" for r in results),

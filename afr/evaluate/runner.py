@@ -7,6 +7,10 @@ gold, metrics, timings and LLM cost, and ``eval_variants`` one ranked list per v
 written together in one transaction — so a run killed at any moment resumes from the
 questions whose rows are there. Questions that failed or were degraded by an LLM failure
 are asked again on resume; LLM calls already made are answered by the ``llm_calls`` cache.
+
+A dead LLM stops the run: after ``max_llm_failures`` questions in a row lost to an
+unreachable, unanswering or refusing endpoint, no new question starts and the run is left
+``interrupted``, to be resumed once the endpoint is back.
 """
 
 from __future__ import annotations
@@ -29,6 +33,9 @@ from afr.evaluate.variants import FINAL, VariantMaker, variant_names
 from afr.store.base import Store
 
 Note = Callable[[str], None]
+# LLM failures that lose a question to the endpoint itself (see afr.pipeline.result)
+LOST_TO_LLM = ("access", "unreachable", "timeout")
+MAX_LLM_FAILURES = 5
 
 
 @dataclass
@@ -37,6 +44,8 @@ class Outcome:
     status: str  # ok | degraded | failed
     metrics: dict[str, float]
     error: str | None = None
+    llm_failure: str | None = None  # AskResult.llm_failure and .llm_error
+    llm_error: str | None = None
 
 
 @dataclass
@@ -46,14 +55,27 @@ class RunReport:
     asked: int  # questions asked in this session
     interrupted: bool = False
     notes: list[str] = field(default_factory=list)
+    # Questions in a row, up to the last one asked, lost to the LLM (LOST_TO_LLM), the
+    # gravest kind among them and the last one's error.
+    llm_lost: int = 0
+    llm_lost_kind: str | None = None
+    llm_lost_error: str | None = None
+    stopped_for_llm: bool = False  # the run stopped after max_llm_failures of them
+
+    @property
+    def all_lost_to_llm(self) -> bool:
+        """Every question asked in this session was lost to the LLM."""
+        return self.asked > 0 and self.llm_lost >= self.asked
 
 
 class Evaluator:
     """Asks the questions of one eval run and stores what came out."""
 
     def __init__(self, store: Store, pipeline: Any, run: EvalRun,
-                 questions: list[Question], *, note: Note | None = None) -> None:
+                 questions: list[Question], *, note: Note | None = None,
+                 max_llm_failures: int = MAX_LLM_FAILURES) -> None:
         self.store = store
+        self.max_llm_failures = max_llm_failures  # 0: never stop
         self.pipeline = pipeline
         self.run = run
         self.questions = questions
@@ -126,11 +148,17 @@ class Evaluator:
         def worker() -> None:
             while (item := next_question()) is not None:
                 try:
-                    results.put(("done", self._one(*item)))
+                    outcome = self._one(*item)
                 except BaseException as exc:  # noqa: BLE001 - a store failure stops the run
                     stop.set()
                     results.put(("fatal", exc))
                     return
+                with feed_lock:  # counted before this worker takes the next question
+                    if self._count_llm_loss(report, outcome) and not stop.is_set():
+                        stop.set()
+                        report.interrupted = report.stopped_for_llm = True
+                        results.put(("stopped", None))
+                results.put(("done", outcome))
             results.put(("exit", None))
 
         workers = [threading.Thread(target=worker, daemon=True, name=f"afr-eval-{i}")
@@ -151,6 +179,11 @@ class Evaluator:
                     elif kind == "fatal":
                         running -= 1
                         fatal = fatal or value
+                    elif kind == "stopped":
+                        bar.clear()
+                        self.note(f"stopping: {report.llm_lost} questions in a row lost to "
+                                  f"the LLM ({report.llm_lost_error}); the questions in "
+                                  "flight finish")
                     else:
                         report.asked += 1
                         final_metrics.append(value.metrics)
@@ -178,7 +211,8 @@ class Evaluator:
                 raise fatal
             raise AfrError(f"the evaluation stopped: {type(fatal).__name__}: {fatal}")
         finished = report.done >= len(self.questions) and not report.interrupted
-        if report.interrupted and report.done >= len(self.questions):
+        if report.interrupted and report.done >= len(self.questions) \
+                and not report.stopped_for_llm:
             finished = True  # the last questions finished while stopping
             report.interrupted = False
         status = "finished" if finished else "interrupted"
@@ -186,6 +220,19 @@ class Evaluator:
         self.run.status = status
         store_summary(self.store, self.run.eval_id)
         return report
+
+    def _count_llm_loss(self, report: RunReport, outcome: Outcome) -> bool:
+        """Count a question lost to the LLM (a question that failed for another reason
+        neither counts nor breaks the streak); True when the run should stop."""
+        if outcome.llm_failure in LOST_TO_LLM:
+            report.llm_lost += 1
+            report.llm_lost_error = outcome.llm_error
+            if report.llm_lost_kind is None or LOST_TO_LLM.index(outcome.llm_failure) < \
+                    LOST_TO_LLM.index(report.llm_lost_kind):
+                report.llm_lost_kind = outcome.llm_failure
+        elif outcome.status != "failed":
+            report.llm_lost, report.llm_lost_kind, report.llm_lost_error = 0, None, None
+        return 0 < self.max_llm_failures <= report.llm_lost
 
     def _one(self, position: int, q: Question) -> Outcome:
         """Ask one question, derive its variants, store its rows. Failures of the question
@@ -238,7 +285,9 @@ class Evaluator:
             })
 
         self.store.run_in_transaction(write)
-        return Outcome(q.id, status, per_variant[FINAL], error)
+        return Outcome(q.id, status, per_variant[FINAL], error,
+                       result.llm_failure if result is not None else None,
+                       result.llm_error if result is not None else None)
 
     def _ext_ids(self, lists: dict[str, list[int]]) -> dict[str, list[str]]:
         ids = sorted({n for ranked in lists.values() for n in ranked})

@@ -15,7 +15,7 @@ from typing import Any
 
 from afr.errors import AfrError
 from afr.evaluate.report import summarize
-from afr.evaluate.runner import Evaluator, RunReport
+from afr.evaluate.runner import MAX_LLM_FAILURES, Evaluator, RunReport
 from afr.evaluate.runs import EvalRun, EvalSettings, create_run, find_run, source_path
 from afr.evaluate.variants import parse_sweeps
 from afr.pipeline.ask import Pipeline
@@ -51,6 +51,7 @@ def run_eval(store: Store, source: str | None = None, *, resume: str | None = No
              split: str | None = None, limit: int | None = None, sample: int | None = None,
              seed: int = 0, replay: str | None = None, sweeps: Sequence[str] = (),
              concurrency: int | None = None, progress: bool = False,
+             max_llm_failures: int = MAX_LLM_FAILURES,
              note: Note | None = None, started: Started | None = None) -> EvalSession:
     """Ask every question of ``source`` (or carry on with the run ``resume`` names, with
     its stored settings) and score the answers.
@@ -58,7 +59,9 @@ def run_eval(store: Store, source: str | None = None, *, resume: str | None = No
     ``config`` holds the explicit ask settings of a new run; the pipeline resolves the
     rest (environment, settings file, defaults), and the resolved settings are stored so
     that a resume asks the same LLM the same way. ``concurrency`` None keeps a resumed
-    run's value (1 for a new run)."""
+    run's value (1 for a new run). After ``max_llm_failures`` questions in a row lost to
+    the LLM (unreachable, timed out, refusing access) the run stops, interrupted (0: never
+    stop)."""
     note = note or (lambda message: None)
     store.require_initialised()
     if resume:
@@ -94,7 +97,8 @@ def run_eval(store: Store, source: str | None = None, *, resume: str | None = No
         from afr.vectors.memory import use_memory_vectors
 
         use_memory_vectors(store)
-    evaluator = Evaluator(store, pipeline, run, questions, note=note)
+    evaluator = Evaluator(store, pipeline, run, questions, note=note,
+                          max_llm_failures=max_llm_failures)
     if started is not None:
         started(run, len(questions), bool(resume))
     report = evaluator.execute(progress=progress)

@@ -8,7 +8,10 @@ from afr.llm.client import (
     LLMClient,
     LLMConfig,
     LLMReply,
+    LLMUnavailableError,
+    WaitBudget,
 )
 
 __all__ = ["ContextLengthError", "EmptyReplyError", "LLMCache", "LLMClient", "LLMConfig",
-           "LLMReply", "MemoryLLMCache", "StoreLLMCache"]
+           "LLMReply", "LLMUnavailableError", "MemoryLLMCache", "StoreLLMCache",
+           "WaitBudget"]

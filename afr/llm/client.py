@@ -3,6 +3,11 @@
 Retries with exponential backoff and jitter (429 honours Retry-After), timeouts, token
 and latency accounting, and an optional cache (the store's ``llm_calls`` table) keyed by
 model, messages and parameters. Every failure is an ``LLMError`` with a one-line message.
+
+A dead endpoint fails fast: a refused connection or a failed name lookup gets one quick
+retry, then the client is *down* for the rest of the process and every later call fails
+at once (``LLMUnavailableError``), as do calls after a 401/403 (and, per model, a 404).
+A ``WaitBudget`` bounds what one question may spend on failing calls, backoff included.
 """
 
 from __future__ import annotations
@@ -26,6 +31,51 @@ class ContextLengthError(LLMError):
 
 class EmptyReplyError(LLMError):
     """The model answered with no content (e.g. only reasoning)."""
+
+
+# Kinds of LLMUnavailableError: the endpoint cannot be reached (refused, DNS, connect
+# timeout, dropped connections), does not answer in time, or refuses access (401/403/404).
+UNREACHABLE, TIMEOUT, ACCESS = "unreachable", "timeout", "access"
+
+
+class LLMUnavailableError(LLMError):
+    """The endpoint cannot be used at all, as opposed to one bad reply. ``kind`` is one of
+    ``unreachable``, ``timeout`` or ``access``; ``skipped`` when no request was sent because
+    the client is down."""
+
+    def __init__(self, message: str, *, kind: str, skipped: bool = False) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.skipped = skipped
+
+
+class WaitBudget:
+    """How long one question may wait on failing LLM calls, retries and backoff included.
+
+    Failed calls and backoff sleeps spend it; a call never waits longer than what is left,
+    and once it is spent the question's remaining LLM calls fail at once. Successful calls
+    cost nothing. Shared by a question's threads (the pointwise reranker)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.spent = 0.0
+        self.last_error: LLMError | None = None  # the failure that spent it last
+        self._lock = threading.Lock()
+
+    @classmethod
+    def for_question(cls, timeout_s: float) -> WaitBudget:
+        """The bound of one ask: twice the per-call timeout, plus a second."""
+        return cls(2 * timeout_s + 1.0)
+
+    @property
+    def left(self) -> float:
+        with self._lock:
+            return self.seconds - self.spent
+
+    def spend(self, seconds: float, error: LLMError | None = None) -> None:
+        with self._lock:
+            self.spent += max(0.0, seconds)
+            self.last_error = error or self.last_error
 
 
 @dataclass
@@ -114,14 +164,35 @@ class LLMClient:
             timeout=config.timeout_s, max_retries=0,
         )
         self._drop_effort = False
+        # Why the endpoint is down for the rest of the process (None: it is not), and the
+        # models it said it does not have.
+        self.down: LLMUnavailableError | None = None
+        self._missing: dict[str, LLMUnavailableError] = {}
 
     @property
     def endpoint(self) -> str:
         return self.config.base_url or "the OpenAI API"
 
+    def _mark_down(self, error: LLMUnavailableError) -> LLMUnavailableError:
+        if self.down is None:
+            self.down = error
+        return error
+
+    def _skip(self, model: str) -> LLMUnavailableError | None:
+        """The error of a call that is not worth sending: the endpoint or model is gone."""
+        if self.down is not None:
+            why = f"the LLM is marked down for this run: {self.down}"
+            return LLMUnavailableError(why, kind=self.down.kind, skipped=True)
+        missing = self._missing.get(model)
+        if missing is not None:
+            why = f"model {model} was not found earlier in this run: {missing}"
+            return LLMUnavailableError(why, kind=missing.kind, skipped=True)
+        return None
+
     def complete(self, messages: list[dict[str, Any]], *, model: str | None = None,
                  reasoning_effort: str | None = None, temperature: float | None = None,
-                 max_tokens: int | None = None) -> LLMReply:
+                 max_tokens: int | None = None, budget: WaitBudget | None = None) -> LLMReply:
+        """One chat completion. ``budget``: the question's allowance for failing calls."""
         request: dict[str, Any] = {
             "model": model or self.config.model,
             "messages": messages,
@@ -139,22 +210,32 @@ class LLMClient:
                 hit = replace(hit, cached=True)
                 self.stats.add(hit)
                 return hit
-        reply = self._call_with_retries(request)
+        skip = self._skip(request["model"])
+        if skip is not None:
+            raise skip
+        reply = self._call_with_retries(request, budget)
         if self.cache is not None:
             self.cache.put(key, request, reply)
         self.stats.add(reply)
         return reply
 
-    def _call_with_retries(self, request: dict[str, Any]) -> LLMReply:
+    def _call_with_retries(self, request: dict[str, Any],
+                           budget: WaitBudget | None = None) -> LLMReply:
         o = self._openai
         attempt = 0
         while True:
             attempt += 1
+            timeout = self.config.timeout_s
+            if budget is not None:
+                if budget.left < self._least_call:
+                    raise _out_of_budget(budget.last_error or LLMError(
+                        f"{self.endpoint}: no time left"), budget, skipped=True) from None
+                timeout = min(timeout, budget.left)
+            started = time.perf_counter()
             try:
-                return self._call_once(request)
-            except EmptyReplyError:
-                if attempt > self.config.max_retries:
-                    raise
+                return self._call_once(request, timeout)
+            except EmptyReplyError as exc:
+                error: LLMError = exc
                 delay = self._backoff(attempt)
             except o.BadRequestError as exc:
                 text = _message(exc)
@@ -169,49 +250,80 @@ class LLMClient:
                     continue
                 raise LLMError(f"{self.endpoint} rejected the request: {text}") from None
             except (o.AuthenticationError, o.PermissionDeniedError) as exc:
-                raise LLMError(f"{self.endpoint}: not authorised ({_message(exc)}); "
-                               "check AFR_LLM_API_KEY") from None
+                raise self._mark_down(LLMUnavailableError(
+                    f"{self.endpoint}: not authorised ({_message(exc)}); check "
+                    "AFR_LLM_API_KEY", kind=ACCESS)) from None
             except o.NotFoundError as exc:
-                raise LLMError(f"{self.endpoint}: not found ({_message(exc)}); check the "
-                               "base URL and the model name") from None
+                missing = LLMUnavailableError(
+                    f"{self.endpoint}: not found ({_message(exc)}); check the base URL and "
+                    f"the model name ({request['model']})", kind=ACCESS)
+                self._missing[request["model"]] = missing
+                raise missing from None
             except o.RateLimitError as exc:
-                if attempt > self.config.max_retries:
-                    raise LLMError(f"{self.endpoint}: rate limited after {attempt} tries") \
-                        from None
+                error = LLMError(f"{self.endpoint}: rate limited after {attempt} tries")
                 delay = _retry_after(exc) or self._backoff(attempt)
-            except o.APITimeoutError:
-                if attempt > self.config.max_retries:
-                    raise LLMError(f"{self.endpoint}: timed out after {attempt} tries "
-                                   f"({self.config.timeout_s:.0f} s each)") from None
+            except o.APITimeoutError as exc:
+                if _connect_failure(exc):
+                    # Nothing answered the connection within the timeout: a retry would
+                    # only wait as long again.
+                    raise self._mark_down(LLMUnavailableError(
+                        f"cannot reach {self.endpoint}: no connection within "
+                        f"{timeout:.1f} s", kind=UNREACHABLE)) from None
+                error = LLMUnavailableError(
+                    f"{self.endpoint}: timed out after {attempt} tries ({timeout:.1f} s "
+                    "each at most)", kind=TIMEOUT)
                 delay = self._backoff(attempt)
             except o.APIConnectionError as exc:
-                if attempt > self.config.max_retries:
-                    raise LLMError(f"cannot reach {self.endpoint}: "
-                                   f"{_message(exc.__cause__ or exc)}") from None
-                delay = self._backoff(attempt)
+                reason = _message(_root_cause(exc))
+                error = LLMUnavailableError(f"cannot reach {self.endpoint}: {reason}",
+                                            kind=UNREACHABLE)
+                if _connect_failure(exc):
+                    # Refused or no such host: one quick retry, then down for good.
+                    if attempt > min(1, self.config.max_retries):
+                        raise self._mark_down(error) from None
+                    delay = _QUICK_RETRY_S
+                else:
+                    delay = self._backoff(attempt)
             except o.APIStatusError as exc:
-                if exc.status_code < 500 or attempt > self.config.max_retries:
-                    raise LLMError(f"{self.endpoint} answered HTTP {exc.status_code}: "
-                                   f"{_message(exc)}") from None
+                error = LLMError(f"{self.endpoint} answered HTTP {exc.status_code}: "
+                                 f"{_message(exc)}")
+                if exc.status_code < 500:
+                    raise error from None
                 delay = self._backoff(attempt)
             except o.OpenAIError as exc:
                 raise LLMError(f"{self.endpoint}: {_message(exc)}") from None
             except (ValueError, TypeError, AttributeError, KeyError) as exc:
                 # A body that is not a chat completion (broken JSON, a proxy's HTML page
                 # with status 200, a cut-off stream): the SDK fails while reading it.
-                if attempt > self.config.max_retries:
-                    raise LLMError(f"{self.endpoint} answered something that is not a chat "
-                                   f"completion ({type(exc).__name__}: "
-                                   f"{_message(exc)[:120]})") from None
+                error = LLMError(f"{self.endpoint} answered something that is not a chat "
+                                 f"completion ({type(exc).__name__}: "
+                                 f"{_message(exc)[:120]})")
                 delay = self._backoff(attempt)
+            if attempt > self.config.max_retries:
+                raise error from None
+            if budget is not None:
+                budget.spend(time.perf_counter() - started, error)
+                # Another try must fit the question's budget: the wait, and a call that
+                # has a real chance.
+                if budget.left - delay < self._least_call:
+                    raise _out_of_budget(error, budget) from None
+                budget.spend(delay)
             self.sleep(delay)
+
+    @property
+    def _least_call(self) -> float:
+        """The shortest wait worth a call: a tenth of the timeout, at least 50 ms."""
+        return max(0.05, self.config.timeout_s / 10)
 
     def _backoff(self, attempt: int) -> float:
         return min(30.0, 0.5 * 2 ** (attempt - 1)) * (0.75 + 0.5 * random.random())
 
-    def _call_once(self, request: dict[str, Any]) -> LLMReply:
+    def _call_once(self, request: dict[str, Any], timeout: float | None = None) -> LLMReply:
         started = time.perf_counter()
-        response = self._client.chat.completions.create(**request)
+        if timeout is not None and timeout != self.config.timeout_s:
+            response = self._client.chat.completions.create(**request, timeout=timeout)
+        else:
+            response = self._client.chat.completions.create(**request)
         latency = time.perf_counter() - started
         if not response.choices:
             raise EmptyReplyError(f"{self.endpoint}: the reply had no choices")
@@ -233,6 +345,43 @@ class LLMClient:
             latency_s=latency, finish_reason=choice.finish_reason,
             reasoning=reasoning if isinstance(reasoning, str) else None,
         )
+
+
+_QUICK_RETRY_S = 0.2
+# Transport errors (httpx's or httpx2's, by name) that mean no connection was made: the
+# port is closed, the host unknown or unreachable. A dropped or reset connection is not
+# one of them: the server is there, and is retried as usual.
+_CONNECT_ERRORS = ("ConnectError", "ConnectTimeout")
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    out: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in out:
+        out.append(current)
+        current = current.__cause__ or current.__context__
+    return out
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    return exc.__cause__ or exc
+
+
+def _connect_failure(exc: BaseException) -> bool:
+    return any(type(e).__name__ in _CONNECT_ERRORS for e in _chain(exc))
+
+
+def _out_of_budget(error: LLMError, budget: WaitBudget, *, skipped: bool = False) -> LLMError:
+    limit = f"{budget.seconds:.1f} s = 2 × timeout_s + 1 s"
+    if skipped:
+        message = (f"this question has used up its wait for a failing LLM, {limit}; "
+                   f"last failure: {error}")
+    else:
+        message = (f"{error} (gave up: this question had waited {budget.spent:.1f} s on "
+                   f"failing LLM calls, its limit is {limit})")
+    if isinstance(error, LLMUnavailableError):
+        return LLMUnavailableError(message, kind=error.kind, skipped=skipped)
+    return LLMError(message)
 
 
 def _message(exc: BaseException) -> str:

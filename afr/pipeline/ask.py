@@ -4,7 +4,11 @@
 5 grounding with scope expansion (SQL) · 6 VSS over grounded answers · 7 VSS top-up ·
 8 rerank (LLM). Without an LLM, steps 1–2 come from the offline formalizer and step 8
 is skipped. An LLM failure degrades the question to the steps that still work, with a
-warning; it never loses the question.
+warning; it never loses the question. A question waits at most 2 × timeout_s + 1 s on
+failing LLM calls (``WaitBudget``), and a client marked down is not asked at all.
+
+Timings name only what ran: ``1_target_type`` and ``8_rerank`` are the LLM's steps; the
+time lost to a failed LLM step is under ``1-2_llm_failed`` or ``8_llm_failed``.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import Any
 
 from afr.embed import Embedder, embedder_for_store
 from afr.errors import AfrError, LLMError, StoreError
-from afr.llm import LLMClient, LLMConfig, StoreLLMCache
+from afr.llm import LLMClient, LLMConfig, LLMUnavailableError, StoreLLMCache, WaitBudget
 from afr.pipeline.config import AskConfig
 from afr.pipeline.filters import AttributeCatalog
 from afr.pipeline.grounding import GroundedCypher, ground_cypher, provenance
@@ -102,8 +106,8 @@ class Pipeline:
             result.vss_ranked, result.pre_rerank = vss, list(candidates)
 
         details = self.store.node_details([c.node_id for c in candidates])
-        with timer.step("8_rerank"):
-            positions = self._rerank(question, candidates, result, llm=llm, details=details)
+        positions = self._rerank(question, candidates, result, llm=llm, details=details,
+                                 timer=timer)
         self._finish(result, candidates, positions, details)
         if llm is not None:
             result.llm_calls, result.llm_new_calls = llm.calls, llm.new_calls
@@ -155,8 +159,13 @@ class Pipeline:
                         effort=cfg.step_effort.get("cypher"), prompts_dir=cfg.prompts_dir)
                 return
             except LLMError as exc:
-                result.warnings.append(f"LLM failed in steps 1–2 ({exc}); "
-                                       "using the offline formalizer for this question")
+                # The time went to the LLM's failure, not to a step that produced anything
+                # (a target type found in step 1 stays, with its timing).
+                failed = ("2_cypher",) if result.target_type else ("1_target_type",)
+                lost = sum(result.timings.pop(s, 0.0) for s in failed)
+                result.timings["1-2_llm_failed"] = round(lost, 6)
+                _llm_fell_back(result, exc, "steps 1–2",
+                               "using the offline formalizer for this question")
         with timer.step("2_cypher"):
             offline = formalize(self.store, question, self.schema, self.catalog)
         result.target_type = result.target_type or offline.target_type
@@ -167,9 +176,11 @@ class Pipeline:
 
     def _rerank(self, question: str, candidates: list[Candidate], result: AskResult, *,
                 llm: Any = None, method: str | None = None,
-                details: dict[int, NodeDetails] | None = None) -> dict[int, int] | None:
+                details: dict[int, NodeDetails] | None = None,
+                timer: Timer | None = None) -> dict[int, int] | None:
         """Step 8; ``method`` overrides the configured reranker (evaluation sweeps).
-        ``details`` are the candidates' (when the caller has them already)."""
+        ``details`` are the candidates' (when the caller has them already). None when
+        nothing was reranked; ``timer`` gets ``8_rerank`` only when the LLM reranked."""
         cfg = self.config
         llm = llm or self.llm
         method = method or cfg.reranker
@@ -181,16 +192,19 @@ class Pipeline:
         types = {i: d.type for i, d in details.items()}
         names = {s for sym in (result.resolved.symbols.values() if result.resolved else [])
                  for s in sym.search_strings}
+        timer = timer or Timer({})
         try:
-            outcome = rerank(llm, self.store, question, ids, method=method,
-                             node_types=types, keep_names=names,
-                             with_relations=cfg.rerank_with_relations,
-                             concurrency=cfg.rerank_concurrency,
-                             model=cfg.step_models.get("rerank"),
-                             effort=cfg.step_effort.get("rerank"), prompts_dir=cfg.prompts_dir)
+            with timer.step("8_rerank"):
+                outcome = rerank(llm, self.store, question, ids, method=method,
+                                 node_types=types, keep_names=names,
+                                 with_relations=cfg.rerank_with_relations,
+                                 concurrency=cfg.rerank_concurrency,
+                                 model=cfg.step_models.get("rerank"),
+                                 effort=cfg.step_effort.get("rerank"),
+                                 prompts_dir=cfg.prompts_dir)
         except LLMError as exc:
-            result.warnings.append(f"LLM failed in step 8 ({exc}); answers keep the "
-                                   "retrieval order")
+            timer.timings["8_llm_failed"] = timer.timings.pop("8_rerank", 0.0)
+            _llm_fell_back(result, exc, "step 8", "answers keep the retrieval order")
             return None
         result.rerank_prompts = outcome.prompts
         result.warnings += outcome.notes
@@ -209,16 +223,28 @@ class Pipeline:
             ))
 
 
+def _llm_fell_back(result: AskResult, exc: LLMError, steps: str, instead: str) -> None:
+    skipped = isinstance(exc, LLMUnavailableError) and exc.skipped
+    result.warnings.append(f"LLM {'skipped' if skipped else 'failed'} in {steps} ({exc}); "
+                           f"{instead}")
+    result.llm_failed(exc.kind if isinstance(exc, LLMUnavailableError) else "error", str(exc))
+
+
 class _QuestionLLM:
-    """The shared LLM client as seen by one question: same calls, own counters."""
+    """The shared LLM client as seen by one question: same calls, own counters, and the
+    question's own allowance for failing calls (``WaitBudget``)."""
 
     def __init__(self, client: Any) -> None:
         self.client = client
         self.stats = client.stats
         self.calls = self.new_calls = self.tokens = self.new_tokens = 0
         self._lock = threading.Lock()  # the pointwise/pairwise reranker calls from threads
+        self.budget = WaitBudget.for_question(client.config.timeout_s) \
+            if isinstance(client, LLMClient) else None
 
     def complete(self, messages: list[dict[str, Any]], **kwargs: Any) -> Any:
+        if self.budget is not None:
+            kwargs.setdefault("budget", self.budget)
         reply = self.client.complete(messages, **kwargs)
         used = (reply.prompt_tokens or 0) + (reply.completion_tokens or 0)
         with self._lock:

@@ -10,6 +10,10 @@ from afr.ground.query import GroundingResult
 from afr.pipeline.config import AskConfig
 from afr.pipeline.symbols import SymbolCandidates
 
+# Kinds of LLM failure, gravest first: refused access (401/403/404), unreachable, timed
+# out (these three: the endpoint cannot be used at all), and any other failure.
+LLM_FAILURES = ("access", "unreachable", "timeout", "error")
+
 
 @dataclass
 class Candidate:
@@ -41,6 +45,10 @@ class AskResult:
     mode: str  # llm | offline
     config: AskConfig
     status: str = "ok"  # ok | degraded
+    # Why LLM steps fell back, the gravest kind when several did (LLM_FAILURES): None when
+    # the LLM did every step it was given (or there is no LLM).
+    llm_failure: str | None = None
+    llm_error: str | None = None  # the message of that failure
     target_type: str | None = None
     cypher: str | None = None
     query_graph: dict = field(default_factory=dict)
@@ -61,12 +69,19 @@ class AskResult:
     vss_ranked: list[tuple[int, float]] = field(default_factory=list, repr=False)
     pre_rerank: list[Candidate] = field(default_factory=list, repr=False)
 
+    def llm_failed(self, kind: str, message: str) -> None:
+        """Record an LLM step that fell back; the gravest kind wins."""
+        if self.llm_failure is None or LLM_FAILURES.index(kind) < \
+                LLM_FAILURES.index(self.llm_failure):
+            self.llm_failure, self.llm_error = kind, message
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id,
             "question": self.question,
             "mode": self.mode,
             "status": self.status,
+            "llm_failure": self.llm_failure,
             "target_type": self.target_type,
             "cypher": self.cypher,
             "query_graph": self.query_graph,
