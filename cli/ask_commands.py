@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 
 import click
 
 from afr.errors import AfrError
 
-from .context import Context, handle_errors, pass_ctx
+from .carets import locate, where, with_places
+from .context import Context, handle_errors, note, pass_ctx, warn
 from .exit_codes import llm_exit_code
 from .options import (
     ask_config,
@@ -19,22 +21,35 @@ from .options import (
     l_max_option,
     mode_option,
     no_edge_types_option,
+    top_option,
 )
-from .output import format_table
+from .output import format_table, json_text
+from .sqltext import CYCLIC_NOTE, echo_statements, grounding_json, inlined
+
+
+def read_question(question: str) -> str:
+    """QUESTION, or the text on stdin when it is ``-``."""
+    if question != "-":
+        return question
+    text = sys.stdin.read().strip()
+    if not text:
+        raise AfrError("no question on stdin")
+    return text
 
 
 @click.command()
 @click.argument("question")
 @ask_options(concurrency_flag="--concurrency")
-@click.option("--top", default=10, show_default=True, help="Answers to print (table view).")
+@top_option("Answers to print (table view).")
 @click.option("--explain", is_flag=True,
               help="Also show target type, Cypher, query graph, dropped parts, symbol "
-                   "candidates, the SQL that ran, timings and LLM tokens.")
+                   "candidates, the SQL that ran (values inlined), timings and LLM tokens.")
 @click.option("--json", "as_json", is_flag=True, help="Everything as JSON.")
 @pass_ctx
 @handle_errors
 def ask(ctx: Context, question: str, config, top: int, explain: bool, as_json: bool) -> None:
-    """Answer QUESTION with the Autofocus-Retriever and print the ranked answers.
+    """Answer QUESTION with the Autofocus-Retriever and print the ranked answers
+    (QUESTION `-`: read it from stdin).
 
     With an LLM configured (AFR_LLM_BASE_URL / AFR_LLM_MODEL / AFR_LLM_API_KEY, any
     OpenAI-compatible server), all eight steps run. Without one, afr runs in offline
@@ -66,23 +81,31 @@ def ask(ctx: Context, question: str, config, top: int, explain: bool, as_json: b
     """
     from afr.pipeline.ask import Pipeline
 
+    question = read_question(question)
     store = ctx.open()
     result = Pipeline(store, config).ask(question)
     if as_json:
-        click.echo(json.dumps(result.to_dict(), indent=2, default=str, ensure_ascii=False))
+        data = result.to_dict()
+        data["store"] = store.location
+        data["demo_store"] = ctx.is_demo
+        if result.grounding is not None:
+            data["grounding"].update(grounding_json(
+                store, result.grounding.sql, result.grounding.params,
+                cyclic=result.grounding.cyclic))
+        click.echo(json_text(data))
         _exit_for_llm(store, result, with_reason=True)
         return
     if result.mode == "offline":
-        click.echo("offline mode (no LLM configured): entity linking + schema paths, "
-                   "no reranking", err=True)
+        note("offline mode (no LLM configured): entity linking + schema paths, no reranking")
     for warning in result.warnings:
-        click.echo(f"note: {warning}", err=True)
+        note(warning)
     if explain:
-        _explain(result)
+        _explain(result, store)
     rows = [
         (a.rank, a.name or a.ext_id, a.type, a.source,
          "" if a.level is None else a.level,
-         "" if a.vss_score is None else round(a.vss_score, 3), a.ext_id)
+         "" if a.vss_score is None or not math.isfinite(a.vss_score)
+         else round(a.vss_score, 3), a.ext_id)
         for a in result.answers[:top]
     ]
     click.echo(format_table(["#", "answer", "type", "strand", "level", "score", "id"], rows))
@@ -90,6 +113,7 @@ def ask(ctx: Context, question: str, config, top: int, explain: bool, as_json: b
     click.echo(f"\n{len(result.answers)} answers · target type {result.target_type or '?'} · "
                f"{total:.2f} s · run {result.run_id}" + ("" if config.log else " (not logged)"),
                err=True)
+    click.echo(f"store: {ctx.store_label(store)}", err=True)
     _exit_for_llm(store, result)
 
 
@@ -105,13 +129,13 @@ def _exit_for_llm(store, result, *, with_reason: bool = False) -> None:
     if "8_llm_failed" in result.timings:
         missed.append("the answers are not reranked")
     reason = result.llm_error if with_reason else result.llm_failure
-    click.echo(f"afr: warning: the LLM failed ({reason}): "
-               f"{' and '.join(missed) or 'see the notes'}; exit code {code}", err=True)
+    warn(f"the LLM failed ({reason}): {' and '.join(missed) or 'see the notes'}; "
+         f"exit code {code}")
     store.close()
     sys.exit(code)
 
 
-def _explain(result) -> None:
+def _explain(result, store) -> None:
     click.echo(f"target type:  {result.target_type or 'unknown'}")
     click.echo("cypher:")
     for line in (result.cypher or "").splitlines():
@@ -121,8 +145,9 @@ def _explain(result) -> None:
                                  ensure_ascii=False))
     if result.resolved and result.resolved.dropped:
         click.echo("dropped:")
-        for d in result.resolved.dropped:
-            click.echo(f"  - {d}")
+        for text in with_places(result.resolved.dropped,
+                                result.query_graph.get("dropped", []), result.cypher or ""):
+            click.echo(f"  - {text}")
     if result.symbols:
         click.echo("symbols:")
         for var, s in result.symbols.items():
@@ -131,14 +156,16 @@ def _explain(result) -> None:
                            f"({s.exact} exact name matches)")
             elif s.allowed is not None:
                 click.echo(f"  {var}: {len(s.allowed)} nodes pass its filters")
-            for note in s.notes:
-                click.echo(f"    note: {note}")
+            for text in s.notes:
+                click.echo(f"    note: {text}")
     if result.grounding is not None:
         g = result.grounding
         click.echo(f"grounding: {len(g.answers)} answers, stopped at level "
                    f"{g.final_level} of {g.levels}")
-        for stmt in g.sql:
-            click.echo("  sql: " + " ".join(stmt.split())[:2000])
+        if g.cyclic:
+            click.echo(f"  ({CYCLIC_NOTE})")
+        click.echo("  SQL (values inlined; re-run it with afr sql):")
+        echo_statements(inlined(store, g.sql, g.params), indent="    ")
     click.echo("timings: " + ", ".join(f"{k} {v * 1000:.1f} ms"
                                        for k, v in result.timings.items()))
     click.echo(f"LLM: {result.llm_calls} calls, {result.llm_tokens} tokens, "
@@ -149,24 +176,26 @@ def _explain(result) -> None:
 @click.command()
 @click.argument("cypher_text", metavar="CYPHER")
 @click.option("--json", "as_json", is_flag=True, help="Print the parsed query graph as JSON "
-              "(with --sql: also the SQL parameters).")
-@click.option("--sql", "show_sql", is_flag=True, help="Print the grounding SQL.")
+              "(with --sql: the SQL, with values inlined and with $name placeholders, and "
+              "the parameters, for afr sql --param).")
+@click.option("--sql", "show_sql", is_flag=True,
+              help="Print the grounding SQL with its values inlined (re-run it with afr sql).")
 @click.option("--run", "run_it", is_flag=True, help="Run steps 4–5 and list the grounded answers.")
 @mode_option
 @no_edge_types_option
 @click.option("--target-type", metavar="TYPE",
               help="The answer type, as step 1 of `afr ask` predicts it: in strict mode it "
                    "types a target the Cypher leaves without a known label.")
-@k_option(max_k=100000, help="Answers wanted: scope expansion stops once "
-          "grounding has this many.")
+@k_option(help="Answers wanted: scope expansion stops once grounding has this many.")
 @l_max_option
-@click.option("--top", default=20, show_default=True, help="Answers to print (with --run).")
+@top_option("Answers to print (with --run).")
 @pass_ctx
 @handle_errors
 def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it: bool,
            mode: str, no_edge_types: bool, target_type: str | None, k: int, l_max: int,
            top: int) -> None:
-    """Parse a Cypher query (no LLM) and show what afr makes of it.
+    """Parse a Cypher query (no LLM) and show what afr makes of it (CYPHER `-`: read it
+    from stdin).
 
     Without options: the query graph in short. --json: the full query graph.
     --sql: the SQL that grounds it. --run: run symbol retrieval and grounding and
@@ -174,21 +203,24 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
     switches, as `afr ask`.
 
     \b
-    Example:
-      afr cypher "MATCH (c:class)-[:class_inherits_from_class]-(b:class {name: 'ValueError'}) RETURN c" --run
+    Examples:
+      afr cypher "MATCH (e:exception)-[:exception_inherits_from_exception]->(b:exception {name: 'ValueError'}) RETURN e" --run
+      afr cypher "MATCH (c:class)-[:class_inherits_from_class]->(b:class {name: 'HTTPServer'}) RETURN c" --sql
     """
     from afr.cypher import parse_cypher
     from afr.text import clean_text
 
+    cypher_text = read_question(cypher_text)
     graph = parse_cypher(clean_text(cypher_text))
     if as_json and not (show_sql or run_it):
-        click.echo(json.dumps(graph.to_dict(), indent=2, ensure_ascii=False))
+        click.echo(json_text(graph.to_dict()))
         return
     if not graph.symbols:
-        reasons = "; ".join(d.reason for d in graph.dropped) or "no MATCH pattern found"
-        raise AfrError(f"nothing usable in that Cypher: {reasons}")
+        reasons = "; ".join(d.reason + where(d.text, cypher_text) for d in graph.dropped)
+        _echo_carets(graph.dropped, cypher_text)
+        raise AfrError(f"nothing usable in that Cypher: {reasons or 'no MATCH pattern found'}")
     if not (show_sql or run_it):
-        _print_graph(graph.to_dict())
+        _print_graph(graph.to_dict(), cypher_text)
         return
     from afr.ground import compile_grounding
     from afr.pipeline.ask import Pipeline
@@ -203,8 +235,9 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
         raise AfrError(f"--target-type {target_type}: not a node type of this SKB (see "
                        "'afr info')")
     steps = pipeline.ground_cypher(cypher_text, target_type=node_type)
-    for d in steps.resolved.dropped:
-        click.echo(f"note: {d}", err=True)
+    for text in with_places(steps.resolved.dropped, graph.dropped, cypher_text):
+        note(text)
+    _echo_carets(graph.dropped, cypher_text)
     gquery = steps.query
     schema = pipeline.schema
     if gquery is None:
@@ -212,10 +245,13 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
     if show_sql:
         compiled = compile_grounding(gquery, schema_directed=schema.directed,
                                      sql=store.sql, k=config.k, l_max=config.l_max)
-        for stmt in compiled.statements:
-            click.echo(stmt.rstrip() + ";")
         if as_json:
-            click.echo(json.dumps(compiled.params, default=str))
+            click.echo(json_text(grounding_json(store, compiled.statements, compiled.params,
+                                                cyclic=compiled.cyclic)))
+        else:
+            if compiled.cyclic:
+                note(CYCLIC_NOTE)
+            echo_statements(inlined(store, compiled.statements, compiled.params))
     if run_it:
         res = steps.result
         assert res is not None
@@ -228,7 +264,16 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
                    f"{res.seconds * 1000:.1f} ms", err=True)
 
 
-def _print_graph(data: dict) -> None:
+def _echo_carets(dropped, query: str) -> None:
+    """Under each dropped part that can be found in the query: the line with carets."""
+    for d in dropped:
+        pos = locate(d.text, query)
+        if pos is not None:
+            for line in pos.caret_lines("  "):
+                click.echo(line, err=True)
+
+
+def _print_graph(data: dict, query: str) -> None:
     click.echo(f"target: {data['target']}")
     for s in data["symbols"]:
         conds = ", ".join(f"{c['attribute']} {c['op']} {c['value']!r}" for c in s["conditions"])
@@ -240,7 +285,11 @@ def _print_graph(data: dict) -> None:
         hops = "" if t["max_hops"] == 1 else f"*{t['min_hops']}..{t['max_hops']}"
         click.echo(f"  ({t['head']})-[:{t['edge'] or ''}{hops}]{arrow}({t['tail']})")
     for d in data["dropped"]:
-        click.echo(f"  dropped: {d['text']!r} — {d['reason']}")
+        click.echo(f"  dropped{where(d['text'], query)}: {d['text']!r} — {d['reason']}")
+        pos = locate(d["text"], query)
+        if pos is not None:
+            for line in pos.caret_lines("    "):
+                click.echo(line)
 
 
 COMMANDS = [ask, cypher]

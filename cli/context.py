@@ -23,19 +23,66 @@ DB_HELP = (
 )
 
 
+class UsageProblem(AfrError):
+    """Options that do not go together: exit code 2, as for click's usage errors."""
+
+    exit_code = 2
+
+
+def note(message: str) -> None:
+    """Something worth knowing about a result, on stderr."""
+    click.echo(f"afr: note: {message}", err=True)
+
+
+def warn(message: str) -> None:
+    """Something that may be wrong, though the command went on, on stderr."""
+    click.echo(f"afr: warning: {message}", err=True)
+
+
 class Context:
     def __init__(self, db: str | None, schema: str | None, progress: bool) -> None:
         self.db = db
         self.schema = schema
         self.progress = progress
+        #: Whether the last store opened is the bundled demo store (the read-only fallback).
+        self.is_demo = False
 
     def open(self, *, write: bool = False, read_only: bool = False, create: bool = False):
         """Open the chosen store (``afr.demo.open_store_for``: commands that do not
         ``write`` may fall back to the demo store; only ``create`` makes a new one)."""
         from afr.demo import open_store_for
+        from afr.resources import demo_store_path
 
-        return open_store_for(self.db, schema=self.schema, write=write, read_only=read_only,
-                              create=create, progress=self.progress)
+        store = open_store_for(self.db, schema=self.schema, write=write, read_only=read_only,
+                               create=create, progress=self.progress)
+        path = getattr(store, "path", None)
+        self.is_demo = path is not None and _same_file(path, demo_store_path())
+        return store
+
+    def store_label(self, store) -> str:
+        """The store that answered, for people: its path or its URL without a password,
+        and whether it is the bundled demo."""
+        return store.location + (" (the bundled demo store)" if self.is_demo else "")
+
+
+def _same_file(a, b) -> bool:
+    from pathlib import Path
+
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return False
+
+
+def quiet_broken_pipe() -> None:
+    """The reader of our output went away (``afr info | head -1``): stop quietly, as other
+    command-line tools do, with the exit code of a process that SIGPIPE ended."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python's final flush must not fail again
+    except (OSError, ValueError):
+        pass
+    sys.exit(141)
 
 
 def handle_errors(func: F) -> F:
@@ -45,6 +92,8 @@ def handle_errors(func: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
+        except BrokenPipeError:
+            quiet_broken_pipe()
         except AfrError as exc:
             click.echo(f"afr: error: {exc}", err=True)
             sys.exit(exc.exit_code)

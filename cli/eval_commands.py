@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -10,9 +9,10 @@ import click
 
 from afr.errors import AfrError
 
-from .context import Context, handle_errors, pass_ctx
+from .context import Context, handle_errors, note, pass_ctx
 from .exit_codes import llm_exit_code
 from .options import ask_options, given
+from .output import json_text
 
 
 class EvalGroup(click.Group):
@@ -97,9 +97,6 @@ def run_cmd(ctx: Context, source: str | None, resume: str | None, split: str | N
 
     from .eval_format import format_summary
 
-    def note(message: str) -> None:
-        click.echo(f"note: {message}", err=True)
-
     def started(run, questions: int, resumed: bool) -> None:
         click.echo(f"eval {run.eval_id}: {questions} questions"
                    + (f" (resuming, status was {run.status})" if resumed else ""), err=True)
@@ -112,7 +109,7 @@ def run_cmd(ctx: Context, source: str | None, resume: str | None, split: str | N
                        progress=ctx.progress, note=note, started=started)
     eval_id = session.run.eval_id
     if as_json:
-        click.echo(json.dumps(session.summary, indent=2, default=str, ensure_ascii=False))
+        click.echo(json_text(session.summary))
     else:
         click.echo(format_summary(session.summary))
     report = session.report
@@ -149,17 +146,18 @@ def list_cmd(ctx: Context, limit: int, as_json: bool) -> None:
     store = ctx.open(read_only=True)
     items = list_runs(store, limit=limit)
     if as_json:
-        click.echo(json.dumps(items, indent=2, default=str))
+        click.echo(json_text(items))
         return
     if not items:
-        click.echo("no eval runs in this store", err=True)
+        note("no eval runs in this store")
         return
+    # Percent, like the summaries of `eval run` and `eval show`; JSON keeps fractions.
     click.echo(format_table(
-        ["eval", "created", "name", "source", "split", "status", "done", "hit@1", "MRR"],
+        ["eval", "created", "name", "source", "split", "status", "done", "hit@1 %", "MRR %"],
         [[i["eval_id"], i["created_at"], i["name"], Path(str(i["source"])).name, i["split"],
           i["status"], f"{i['done']}/{i['questions']}",
           None if i["hit@1"] is None else round(100 * i["hit@1"], 1),
-          None if i["mrr"] is None else round(i["mrr"], 3)] for i in items]))
+          None if i["mrr"] is None else round(100 * i["mrr"], 1)] for i in items]))
 
 
 @eval.command("show")
@@ -179,7 +177,7 @@ def show_cmd(ctx: Context, eval_ref: str, as_json: bool) -> None:
     summary = summarize(store, run)
     if as_json:
         summary["config"] = run.settings.__dict__
-        click.echo(json.dumps(summary, indent=2, default=str, ensure_ascii=False))
+        click.echo(json_text(summary))
     else:
         click.echo(format_summary(summary))
 
@@ -212,7 +210,7 @@ def export_cmd(ctx: Context, eval_ref: str, csv_path: str | None,
     if json_path:
         data = {"summary": summarize(store, run), "config": run.settings.__dict__,
                 "questions": export_rows(store, run, with_variants=True)}
-        _write(json_path, json.dumps(data, indent=2, default=str, ensure_ascii=False) + "\n")
+        _write(json_path, json_text(data) + "\n")
 
 
 def _write(path: str, text: str) -> None:
@@ -246,7 +244,7 @@ def compare_cmd(ctx: Context, a_ref: str, b_ref: str, examples: int, as_json: bo
     data = compare(store, find_run(store, a_ref), find_run(store, b_ref))
     if as_json:
         data.pop("queries")
-        click.echo(json.dumps(data, indent=2, default=str, ensure_ascii=False))
+        click.echo(json_text(data))
     else:
         click.echo(format_compare(data, examples=examples))
 

@@ -6,16 +6,61 @@ prints a result; problems are one line on stderr and a non-zero exit code.
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from afr import __version__
 from afr.progress import enabled_by_default
 
 from . import ask_commands, eval_commands, store_commands, synth_commands
-from .context import DB_HELP, Context
+from .context import DB_HELP, Context, quiet_broken_pipe
+
+# The global options that name the store: accepted after the command too.
+_STORE_OPTIONS = ("--db", "--schema")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+def hoist_store_options(args: list[str]) -> list[str]:
+    """``args`` with ``--db``/``--schema`` given after the command moved in front of it
+    (``afr ask --db x.duckdb "…"`` means ``afr --db x.duckdb ask "…"``). Nothing after a
+    ``--`` is touched."""
+    i = 0
+    while i < len(args):  # skip the global options to the command's name
+        token = args[i]
+        if token in _STORE_OPTIONS:
+            i += 2
+        elif token.startswith("-") and token != "-":
+            i += 1
+        else:
+            break
+    head, rest, moved = args[:i], [], []
+    j = i + 1
+    while j < len(args):
+        token = args[j]
+        if token == "--":
+            rest += args[j:]
+            break
+        if token in _STORE_OPTIONS and j + 1 < len(args):
+            moved += args[j:j + 2]
+            j += 2
+            continue
+        if token.startswith(tuple(f"{o}=" for o in _STORE_OPTIONS)):
+            moved.append(token)
+        else:
+            rest.append(token)
+        j += 1
+    if i >= len(args):
+        return args
+    return head + moved + [args[i]] + rest
+
+
+class AfrGroup(click.Group):
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, hoist_store_options(list(args)))
+
+
+@click.group(cls=AfrGroup,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.option("--db", metavar="PATH|URL", help=DB_HELP)
 @click.option("--schema", envvar="AFR_SCHEMA", metavar="NAME",
               help="PostgreSQL schema holding afr's tables (default: afr).")
@@ -40,6 +85,8 @@ def cli(ctx: click.Context, db: str | None, schema: str | None, progress: bool |
     \b
     PostgreSQL with pgvector instead of a DuckDB file:
       afr --db postgresql://user@host/db load ./my-skb
+
+    --db and --schema may also follow the command: afr ask --db my.duckdb "…".
     """
     ctx.obj = Context(db, schema, enabled_by_default() if progress is None else progress)
 
@@ -50,4 +97,8 @@ for _module in (store_commands, ask_commands, eval_commands, synth_commands):
 
 
 def main() -> None:
-    cli(prog_name="afr")
+    try:
+        cli(prog_name="afr")
+        sys.stdout.flush()  # a closed pipe shows here at the latest
+    except BrokenPipeError:
+        quiet_broken_pipe()

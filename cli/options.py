@@ -33,11 +33,19 @@ def explicit(**values: Any) -> dict[str, Any]:
     return {name: value for name, value in values.items() if given(name)}
 
 
+# How many answers: one range and one default for -k, one for --top, on every command.
+MAX_ANSWERS = 10000
+
+
 # The method's knobs (defaults shown here are AskConfig's: they reproduce the paper).
-def k_option(max_k: int = 1000,
-             help: str = "Answers handed to the reranker (and returned)."):  # noqa: A002
+def k_option(help: str = "Answers handed to the reranker (and returned)."):  # noqa: A002
     return click.option("-k", "k", default=20, show_default=True,
-                        type=click.IntRange(1, max_k), help=help)
+                        type=click.IntRange(1, MAX_ANSWERS), help=help)
+
+
+def top_option(help: str = "Answers to print."):  # noqa: A002
+    return click.option("--top", default=10, show_default=True,
+                        type=click.IntRange(1, MAX_ANSWERS), help=help)
 
 
 l_max_option = click.option(

@@ -7,6 +7,7 @@ import datetime as dt
 import decimal
 import io
 import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,7 +15,7 @@ import click
 
 
 def _cell(value: Any, max_width: int) -> str:
-    if value is None:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
         text = ""
     elif isinstance(value, float):
         text = f"{value:.4g}"
@@ -62,9 +63,29 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def finite(data: Any) -> Any:
+    """``data`` with every NaN or infinite float replaced by None: JSON has no NaN, and
+    most readers reject the bare ``NaN`` Python would write."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: finite(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [finite(v) for v in data]
+    if hasattr(data, "tolist"):  # numpy values
+        return finite(data.tolist())
+    return data
+
+
+def json_text(data: Any, *, indent: int | None = 2) -> str:
+    """The one way commands print JSON: strict (no NaN), non-ASCII kept, dates as text."""
+    return json.dumps(finite(data), indent=indent, ensure_ascii=False, default=str,
+                      allow_nan=False)
+
+
 def to_json(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     data = [{c: _jsonable(v) for c, v in zip(columns, row, strict=True)} for row in rows]
-    return json.dumps(data, ensure_ascii=False, indent=2, default=str)
+    return json_text(data)
 
 
 def to_csv(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:

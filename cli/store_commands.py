@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from .context import Context, handle_errors, pass_ctx
-from .output import echo_rows, format_table
+from .context import Context, UsageProblem, handle_errors, note, pass_ctx, warn
+from .output import echo_rows, format_table, json_text
 
 
 @click.command()
@@ -76,8 +76,8 @@ def load(ctx: Context, source: Path, fmt: str, dataset: str | None, replace: boo
         f"({report.edges_per_second:,.0f} edges/s) → {report.store}"
     )
     for warning in report.warnings:
-        click.echo(f"warning: {warning}", err=True)
-    click.echo("next: 'afr embed' to compute the vectors search needs", err=True)
+        warn(warning)
+    note("next: 'afr embed' to compute the vectors search needs")
 
 
 @click.command()
@@ -133,16 +133,15 @@ def embed(ctx: Context, model: str | None, variants: tuple[str, ...], batch_size
 @handle_errors
 def info(ctx: Context, as_json: bool) -> None:
     """What the store holds: SKB, counts per node and edge type, embeddings, runs."""
-    import json
-
     from afr.store import describe_store
 
     store = ctx.open(read_only=True)
     data = describe_store(store)
     if as_json:
-        click.echo(json.dumps(data, indent=2, default=str))
+        data["demo_store"] = ctx.is_demo
+        click.echo(json_text(data))
         return
-    click.echo(f"store:    {data['store']}")
+    click.echo(f"store:    {ctx.store_label(store)}")
     click.echo(f"schema:   version {data['schema_version']}")
     if not data.get("skb"):
         click.echo("SKB:      (none loaded — 'afr load DIR' or 'afr demo')")
@@ -167,26 +166,45 @@ def info(ctx: Context, as_json: bool) -> None:
 
 @click.command()
 @click.argument("query")
-@click.option("--json", "fmt", flag_value="json", help="Rows as a JSON list of objects.")
-@click.option("--csv", "fmt", flag_value="csv", help="Rows as CSV with a header.")
-@click.option("--max-width", default=60, show_default=True,
+@click.option("--json", "as_json", is_flag=True,
+              help="Rows as a JSON list of objects (JSON columns nested).")
+@click.option("--csv", "as_csv", is_flag=True, help="Rows as CSV with a header.")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="A value for the placeholder $NAME in QUERY, bound (never pasted in); "
+                   "VALUE is read as JSON when it is JSON (42, [1, 2], \"text\"), else as "
+                   "text. Repeatable.")
+@click.option("--max-width", default=60, show_default=True, type=click.IntRange(0),
               help="Truncate table cells to this many characters (0: never).")
 @pass_ctx
 @handle_errors
-def sql(ctx: Context, query: str, fmt: str | None, max_width: int) -> None:
-    """Run one read-only SQL query against the store and print the rows.
+def sql(ctx: Context, query: str, as_json: bool, as_csv: bool, params: tuple[str, ...],
+        max_width: int) -> None:
+    """Run one read-only SQL query against the store and print the rows (QUERY `-`: read
+    it from stdin).
 
     The connection is read-only (DuckDB: a read-only connection; PostgreSQL: a
-    read-only transaction), so nothing here can change the store.
+    read-only transaction), so nothing here can change the store. `afr cypher --sql`
+    and `afr ask --explain` print SQL that runs here as it is.
 
     \b
     Examples:
       afr sql "SELECT type, count(*) AS n FROM nodes GROUP BY type ORDER BY n DESC"
-      afr sql "SELECT * FROM run_answers WHERE run_id = (SELECT max(run_id) FROM runs)" --json
+      afr sql "SELECT * FROM run_answers WHERE run_id = (SELECT run_id FROM runs ORDER BY created_at DESC LIMIT 1)" --json
+      afr sql "SELECT ext_id, name FROM nodes WHERE type = $t LIMIT 5" --param t=exception
     """
+    from afr.store.render import bind_user_params
+
+    from .sqltext import parse_params
+
+    if as_json and as_csv:
+        raise UsageProblem("--json and --csv exclude each other: choose one")
+    if query == "-":
+        query = click.get_text_stream("stdin").read()
     store = ctx.open(read_only=True)
-    columns, rows = store.query_with_columns(query)
-    echo_rows(columns, rows, fmt or "table", max_width=max_width)
+    statement, values = bind_user_params(query, parse_params(params), store.dialect)
+    columns, rows = store.query_with_columns(statement, values)
+    echo_rows(columns, rows, "json" if as_json else "csv" if as_csv else "table",
+              max_width=max_width)
 
 
 @click.command()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -44,3 +45,7 @@ class GroundingResult:
     levels: list[int]
     sql: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    # The values of the statements' $name placeholders, and whether the statements are a
+    # cyclic plan's loop (run repeatedly, on temp tables) rather than one query.
+    params: dict[str, Any] = field(default_factory=dict)
+    cyclic: bool = False

@@ -31,15 +31,17 @@ def ground(store: Store, query: GroundingQuery, *, k: int = 20, l_max: int = 100
     schedule = scope_schedule(l_max)
     first = _first_stage(query, schedule)
     if first is not None:
-        answers, statements = _answers(store, first, directed, k, l_max)
+        answers, compiled = _answers(store, first, directed, k, l_max)
         kept, final = cut_at_k(answers, schedule, k)
         if len(kept) >= k:
-            return GroundingResult(kept, final, schedule, sql=statements,
-                                   seconds=time.perf_counter() - started)
-    answers, statements = _answers(store, query, directed, k, l_max)
+            return GroundingResult(kept, final, schedule, sql=compiled.statements,
+                                   seconds=time.perf_counter() - started,
+                                   params=compiled.params, cyclic=compiled.cyclic)
+    answers, compiled = _answers(store, query, directed, k, l_max)
     kept, final = cut_at_k(answers, schedule, k)
-    return GroundingResult(kept, final, schedule, sql=statements,
-                           seconds=time.perf_counter() - started)
+    return GroundingResult(kept, final, schedule, sql=compiled.statements,
+                           seconds=time.perf_counter() - started,
+                           params=compiled.params, cyclic=compiled.cyclic)
 
 
 def _first_stage(query: GroundingQuery, schedule: list[int]) -> GroundingQuery | None:
@@ -56,12 +58,12 @@ def _first_stage(query: GroundingQuery, schedule: list[int]) -> GroundingQuery |
 
 
 def _answers(store: Store, query: GroundingQuery, directed: bool, k: int, l_max: int
-             ) -> tuple[list[tuple[int, int]], list[str]]:
+             ) -> tuple[list[tuple[int, int]], CompiledGrounding]:
     compiled = compile_grounding(query, schema_directed=directed, sql=store.sql,
                                  k=k, l_max=l_max)
     rows = _run_cyclic(store, compiled, query) if compiled.cyclic else store.query(
         compiled.statements[-1], _params(compiled.statements[-1], compiled.params))
-    return [(int(node), int(level)) for node, level in rows], compiled.statements
+    return [(int(node), int(level)) for node, level in rows], compiled
 
 
 WITNESSES_PER_LINK = 3

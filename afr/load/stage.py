@@ -8,6 +8,7 @@ receives a clean, complete SKB — or nothing.
 from __future__ import annotations
 
 import gzip
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,6 +62,45 @@ def _report(file: Path, problems: list[tuple], what: str) -> None:
     raise LoadError(f"{file.name}: {total} problem(s): " + "; ".join(parts) + more)
 
 
+MALFORMED = "malformed JSON"
+
+
+def _with_json_messages(path: Path, problems: list[tuple]) -> list[tuple]:
+    """``problems`` with the JSON parser's own message (and the file's line number) as the
+    detail of each malformed record: DuckDB only says that a record did not parse."""
+    wanted = {int(r) for problem, _, records, _ in problems if problem == MALFORMED
+              for r in records}
+    if not wanted:
+        return problems
+    found: dict[int, str] = {}
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+            record = 0
+            for line_no, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue  # blank lines are not records
+                record += 1
+                if record in wanted:
+                    try:
+                        json.loads(line)
+                    except ValueError as exc:
+                        message = getattr(exc, "msg", str(exc))
+                        column = getattr(exc, "colno", None)
+                        found[record] = (f"line {line_no}: {message}"
+                                         + (f" at column {column}" if column else ""))
+                    if len(found) == len(wanted):
+                        break
+                if record >= max(wanted):
+                    break
+    except (OSError, EOFError):
+        return problems  # the counts alone still say what is wrong
+    return [(problem, n, records,
+             [found.get(int(r), d) for r, d in zip(records, details, strict=False)]
+             if problem == MALFORMED else details)
+            for problem, n, records, details in problems]
+
+
 def _duck_error(file: Path, exc: duckdb.Error) -> LoadError:
     lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
     head = lines[0] if lines else type(exc).__name__
@@ -74,7 +114,7 @@ def stage_nodes(con: duckdb.DuckDBPyConnection, path: Path, schema: SkbSchema) -
     try:
         _run(con, "load/stage_nodes.sql", {"path": str(path)})
         problems = _run(con, "load/check_nodes.sql", {"node_types": list(schema.node_types)})
-        _report(path, problems, "record")
+        _report(path, _with_json_messages(path, problems), "record")
         result.int_ids = bool(_run(con, "load/int_ids.sql")[0][0])
         _run(con, "load/typed_nodes.sql", int_ids=result.int_ids)
         result.nodes, result.aliases = _run(con, "load/count_nodes.sql")[0]
