@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import sys
@@ -137,9 +138,22 @@ def _exit_for_llm(store, result, *, with_reason: bool = False) -> None:
 
 def _explain(result, store) -> None:
     click.echo(f"target type:  {result.target_type or 'unknown'}")
-    click.echo("cypher:")
-    for line in (result.cypher or "").splitlines():
-        click.echo(f"  {line}")
+    click.echo(f"outcome:      {result.outcome or 'unknown'}")
+    if result.repair is not None:
+        click.echo("cypher as written:" if result.repair["used"] else "cypher:")
+        for line in (result.repair["original"] or "").splitlines():
+            click.echo(f"  {line}")
+        click.echo("repair round: " + "; ".join(result.repair["problems"]))
+        click.echo(f"  {result.repair['note']}")
+    click.echo("cypher used:" if result.repair and result.repair["used"] else "cypher:")
+    if not (result.repair and not result.repair["used"]):
+        for line in (result.cypher or "").splitlines():
+            click.echo(f"  {line}")
+    if result.fixes:
+        click.echo("fixes:")
+        for f in result.fixes:
+            change = f"{f.before} → {f.after}" if f.after is not None else f"{f.before} dropped"
+            click.echo(f"  - {f.kind} {f.where}: {change}" + (f" ({f.note})" if f.note else ""))
     click.echo("query graph:")
     click.echo("  " + json.dumps({k: v for k, v in result.query_graph.items() if k != "dropped"},
                                  ensure_ascii=False))
@@ -181,6 +195,9 @@ def _explain(result, store) -> None:
 @click.option("--sql", "show_sql", is_flag=True,
               help="Print the grounding SQL with its values inlined (re-run it with afr sql).")
 @click.option("--run", "run_it", is_flag=True, help="Run steps 4–5 and list the grounded answers.")
+@click.option("--fix", "fix_it", is_flag=True,
+              help="Print the Cypher as afr fixes it (labels, relations, directions, "
+                   "properties, RETURN); the fixes are listed on stderr.")
 @mode_option
 @no_edge_types_option
 @click.option("--target-type", metavar="TYPE",
@@ -192,12 +209,16 @@ def _explain(result, store) -> None:
 @pass_ctx
 @handle_errors
 def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it: bool,
-           mode: str, no_edge_types: bool, target_type: str | None, k: int, l_max: int,
+           fix_it: bool, mode: str, no_edge_types: bool, target_type: str | None, k: int, l_max: int,
            top: int) -> None:
     """Parse a Cypher query (no LLM) and show what afr makes of it (CYPHER `-`: read it
     from stdin).
 
-    Without options: the query graph in short. --json: the full query graph.
+    The deterministic fixes `afr ask` applies (labels and relations matched to the
+    schema, "did you mean", reversed relations, unknown properties, a missing RETURN)
+    are listed on stderr, each under the place it concerns.
+    Without options: the (fixed) query graph in short. --json: the full query graph
+    with its fixes. --fix: the fixed Cypher.
     --sql: the SQL that grounds it. --run: run symbol retrieval and grounding and
     list the answers with their scope levels — the same steps 3–5, with the same
     switches, as `afr ask`.
@@ -208,23 +229,20 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
       afr cypher "MATCH (c:class)-[:class_inherits_from_class]->(b:class {name: 'HTTPServer'}) RETURN c" --sql
     """
     from afr.cypher import parse_cypher
+    from afr.cypher.render import render_cypher
+    from afr.pipeline.ask import Pipeline
+    from afr.pipeline.grounding import fix_cypher
     from afr.text import clean_text
 
-    cypher_text = read_question(cypher_text)
-    graph = parse_cypher(clean_text(cypher_text))
-    if as_json and not (show_sql or run_it):
-        click.echo(json_text(graph.to_dict()))
+    cypher_text = clean_text(read_question(cypher_text))
+    graph = parse_cypher(cypher_text)
+    if not graph.symbols and as_json and not (show_sql or run_it or fix_it):
+        click.echo(json_text({**graph.to_dict(), "fixes": []}))
         return
     if not graph.symbols:
         reasons = "; ".join(d.reason + where(d.text, cypher_text) for d in graph.dropped)
         _echo_carets(graph.dropped, cypher_text)
         raise AfrError(f"nothing usable in that Cypher: {reasons or 'no MATCH pattern found'}")
-    if not (show_sql or run_it):
-        _print_graph(graph.to_dict(), cypher_text)
-        return
-    from afr.ground import compile_grounding
-    from afr.pipeline.ask import Pipeline
-
     store = ctx.open()
     # The same steps 3–5 as `afr ask`, with the same settings, offline and unlogged.
     config = ask_config(**explicit(mode=mode, no_edge_types=no_edge_types, k=k, l_max=l_max),
@@ -234,6 +252,20 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
     if target_type is not None and node_type is None:
         raise AfrError(f"--target-type {target_type}: not a node type of this SKB (see "
                        "'afr info')")
+    fixed = fix_cypher(graph, pipeline.schema, pipeline.catalog, target_type=node_type)
+    _print_fixes(cypher_text, fixed.fixes)
+    if fix_it:
+        click.echo(render_cypher(fixed.graph))
+    if not (show_sql or run_it):
+        data = fixed.graph.to_dict()
+        if as_json:
+            data["fixes"] = [dataclasses.asdict(f) for f in fixed.fixes]
+            click.echo(json_text(data))
+        elif not fix_it:
+            _print_graph(data, cypher_text)
+        return
+    from afr.ground import compile_grounding
+
     steps = pipeline.ground_cypher(cypher_text, target_type=node_type)
     for text in with_places(steps.resolved.dropped, graph.dropped, cypher_text):
         note(text)
@@ -271,6 +303,29 @@ def _echo_carets(dropped, query: str) -> None:
         if pos is not None:
             for line in pos.caret_lines("  "):
                 click.echo(line, err=True)
+
+
+def _print_fixes(text: str, fixes: list) -> None:
+    """Each fix on stderr: what changed and why, and a caret under the word concerned."""
+    from afr.cypher.hints import locate
+
+    lines = text.splitlines() or [""]
+    for f in fixes:
+        change = f"{f.before} → {f.after}" if f.after is not None else f"{f.before} dropped"
+        click.echo(f"fix: {f.kind} {f.where}: {change}" + (f" ({f.note})" if f.note else ""),
+                   err=True)
+        hint = locate(text, f)
+        meant = f.after
+        if meant is not None and f.kind.startswith("property"):
+            meant = meant.split(" ", 1)[0].split(".", 1)[-1]  # "c.year > 2" → year
+        if hint is not None and hint.line < len(lines):
+            number = f"{hint.line + 1} | "
+            click.echo(f"  {number}{lines[hint.line]}", err=True)
+            click.echo("  " + " " * (len(number) - 2) + "| " + " " * hint.column
+                       + "^" * hint.width
+                       + (f" did you mean {meant!r}?" if meant is not None
+                          and f.kind.startswith(("node_label", "edge_label", "property"))
+                          else ""), err=True)
 
 
 def _print_graph(data: dict, query: str) -> None:

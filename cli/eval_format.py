@@ -31,6 +31,11 @@ def format_summary(summary: dict[str, Any]) -> str:
               "1-6": "1-6   graph strand", "1-7": "1-7   + VSS top-up",
               "1-8": "1-8   final (reranked)"}
     labels["1-8"] = "1-8   final " + _rerank_note(summary)
+    outcomes = summary.get("outcomes") or {}
+    if any(outcomes.values()):
+        lines.append("outcomes: " + " · ".join(f"{n} {name}" for name, n in outcomes.items()
+                                               if n or name != "unknown"))
+        lines.append("")
     rows = [[labels.get(name, name)] + [_pct(m[k]) for k in METRICS]
             for name, m in summary["metrics"].items()]
     lines.append(format_table(["variant", "hit@1", "hit@5", "hit@10", "hit@20", "recall@20",
@@ -74,6 +79,13 @@ def format_compare(data: dict[str, Any], *, examples: int = 5) -> str:
             va, vb = a["metrics"][v][m], b["metrics"][v][m]
             rows.append([v, m, _pct(va), _pct(vb), f"{100 * (vb - va):+.1f}"])
     lines.append(format_table(["variant", "metric", "A", "B", "B−A"], rows))
+    oa, ob = a.get("outcomes") or {}, b.get("outcomes") or {}
+    if any(oa.values()) or any(ob.values()):
+        names = [o for o in {**oa, **ob} if oa.get(o) or ob.get(o) or o != "unknown"]
+        lines.append("")
+        lines.append(format_table(["outcome", "A", "B", "B−A"], [
+            [o, oa.get(o, 0), ob.get(o, 0), f"{ob.get(o, 0) - oa.get(o, 0):+d}"]
+            for o in names]))
     lines.append("")
     lines.append(f"per question ({data['shared_questions']} in both runs"
                  + (f"; {data['only_a']} only in A" if data["only_a"] else "")

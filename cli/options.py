@@ -60,7 +60,8 @@ no_edge_types_option = click.option(
 
 _ASK_PARAMS = ("k", "l_max", "alpha", "mode", "no_edge_types", "reranker",
                "rerank_concurrency", "llm_url", "llm_model", "offline", "no_cache",
-               "step_model", "effort", "prompts_dir", "no_log")
+               "step_model", "effort", "prompts_dir", "no_log", "no_fix", "repair",
+               "weak_vss")
 
 
 def ask_options(*, concurrency_flag: str) -> Callable:
@@ -101,6 +102,17 @@ def ask_options(*, concurrency_flag: str) -> Callable:
                           "(same file names)."),
         click.option("--no-log", is_flag=True,
                      help="Do not write the asks to the run-log tables (runs, run_answers)."),
+        click.option("--no-fix", is_flag=True,
+                     help="Use the Cypher as written: no deterministic fixes of labels, "
+                          "relations, directions, properties and RETURN."),
+        click.option("--repair/--no-repair", default=None,
+                     help="One LLM repair round for a Cypher query that cannot be read, "
+                          "names what the schema lacks or matches nothing [default: on "
+                          "when an LLM is configured]."),
+        click.option("--weak-vss", type=click.FloatRange(-1, 1), default=0.2,
+                     show_default=True,
+                     help="A question whose Cypher matches nothing is 'unanswerable' when "
+                          "the best vector-search score is below this."),
     ]
 
     def decorate(f: Callable) -> Callable:
@@ -126,13 +138,14 @@ def ask_config(**given_values: Any) -> AskConfig:
     values = dict(given_values)
     fields: dict[str, Any] = {}
     for name in ("k", "l_max", "alpha", "mode", "reranker", "rerank_concurrency",
-                 "prompts_dir"):
+                 "prompts_dir", "repair", "weak_vss"):
         if name in values:
             fields[name] = values.pop(name)
     for flag, field, value in (("no_edge_types", "use_edge_types", False),
                                ("offline", "offline", True),
                                ("no_cache", "use_cache", False),
-                               ("no_log", "log", False)):
+                               ("no_log", "log", False),
+                               ("no_fix", "fix", False)):
         if values.pop(flag, False):
             fields[field] = value
     llm = {key: values.pop(name) for name, key in (("llm_url", "base_url"),

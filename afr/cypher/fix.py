@@ -15,6 +15,12 @@ alone, ``resolve`` drops each of these and the query grounds to little or nothin
    becomes that edge type (``[:BRAND]`` between a product and a brand → ``has_brand``);
    the same check overrides a loose match whose edge type cannot join the two node types
    (``[:INTERACTS_WITH]`` between two genes → ``ppi``, not ``interacts with``).
+1b. **types** — a symbol whose (valid) label its relations cannot join — ``(y:drug)
+   -[:target]-(x:disease)`` where ``target`` joins drugs and genes — gets the one node
+   type that every relation of it can join, given its neighbours' types (``x`` →
+   ``gene/protein``). One symbol at a time, the one in most such conflicts first; the
+   target only to the predicted target type; no guess on a tie; only symbols whose
+   relations are all known (so the edge repairs above see the same types again).
 2. **direction** — on a directed SKB, ``(a:A)-[:r]->(b:B)`` where ``r`` is declared B → A
    (and not A → B) is turned round. Undirected patterns are left alone.
 3. **properties** — given the attribute catalogue (node type → attribute paths), a
@@ -53,6 +59,7 @@ FIX_KINDS = (
     "edge_label",        # case / separators / plural: INTERACTS_WITH → interacts with
     "edge_label_typo",   # edit distance: drug_targest_gene_protein → target
     "edge_label_words",  # the words of one edge type between the two node types
+    "node_label_edges",  # a label its relations cannot join: the one type they can
     "direction",         # (a)-[:r]->(b) turned round to the declared direction of r
     "property",          # normalised / name-like: publicationYear → year, drug_name → name
     "property_typo",     # edit distance: lenght_bp → length_bp
@@ -83,6 +90,9 @@ class Fix:
 class FixResult:
     graph: QueryGraph  # a new graph; the input is untouched
     fixes: list[Fix] = field(default_factory=list)
+    # The conditions ``dropped_property`` removed, per symbol: their text is still a hint
+    # (step 4 folds unusable conditions into a constant's search string).
+    dropped_conditions: dict[str, list[Condition]] = field(default_factory=dict)
 
     @property
     def kinds(self) -> list[str]:
@@ -103,13 +113,15 @@ def fix_query_graph(graph: QueryGraph, schema: SkbSchema,
     fixes: list[Fix] = []
     _fix_node_labels(out, schema, fixes)
     _fix_edge_labels(out, schema, fixes)
+    _fix_types(out, schema, target_type, fixes)
     if schema.directed:
         _fix_directions(out, schema, fixes)
+    dropped: dict[str, list[Condition]] = {}
     if attributes is not None:
-        _fix_properties(out, schema, _catalog(schema, attributes), fixes)
+        _fix_properties(out, schema, _catalog(schema, attributes), fixes, dropped)
     if target_type:
         _fix_target(out, schema, target_type, fixes)
-    return FixResult(out.validate(), fixes)
+    return FixResult(out.validate(), fixes, dropped)
 
 
 # -- names -----------------------------------------------------------------------------
@@ -289,6 +301,95 @@ def _by_words(schema: SkbSchema, written: str, a: str | None, b: str | None) -> 
     return _unique_superset(written, between)
 
 
+# -- 1b. types -------------------------------------------------------------------------
+
+
+def _fix_types(graph: QueryGraph, schema: SkbSchema, target_type: str | None,
+               fixes: list[Fix]) -> None:
+    wanted = None
+    if target_type:
+        wanted = target_type if target_type in schema.node_types \
+            else schema.node_type(target_type)
+    changed: set[str] = set()
+    for _ in range(len(graph.symbols)):
+        pick = _type_pick(graph, schema, wanted, changed)
+        if pick is None:
+            return
+        var, node_type, note = pick
+        sym = graph.symbols[var]
+        fixes.append(Fix("node_label_edges", _sym_text(sym), sym.label, node_type, note))
+        sym.label = node_type
+        changed.add(var)
+
+
+def _ends(schema: SkbSchema, t: Triplet) -> tuple[str, str, str] | None:
+    """(edge type, source type, target type) of a one-hop triplet with declared ends."""
+    if t.edge is None or (t.min_hops, t.max_hops) != (1, 1):
+        return None
+    e = schema.edge_types.get(schema.edge_type(t.edge) or "")
+    if e is None or e.source_type is None or e.target_type is None:
+        return None
+    return e.type, e.source_type, e.target_type
+
+
+def _type_pick(graph: QueryGraph, schema: SkbSchema, wanted: str | None,
+               changed: set[str]) -> tuple[str, str, str] | None:
+    """The next (symbol, node type, note) of the types repair, or None."""
+    typed = {v: schema.node_type(s.label) for v, s in graph.symbols.items()}
+    links: dict[str, list[tuple[tuple[str, str, str], str]]] = {}
+    blocked: set[str] = set()  # symbols with a relation the schema does not know
+    conflicts: dict[str, int] = {}
+    for t in graph.triplets:
+        ends = _ends(schema, t)
+        if ends is None:
+            if t.edge is not None and schema.edge_type(t.edge) is None:
+                blocked |= {t.head, t.tail}
+            continue
+        links.setdefault(t.head, []).append((ends, t.tail))
+        if t.tail != t.head:
+            links.setdefault(t.tail, []).append((ends, t.head))
+        a, b = typed.get(t.head), typed.get(t.tail)
+        if a is not None and b is not None and (a, b) not in (ends[1:], ends[:0:-1]):
+            for var in {t.head, t.tail}:
+                conflicts[var] = conflicts.get(var, 0) + 1
+
+    def fits(var: str, node_type: str) -> bool:
+        for (_, src, dst), other in links.get(var, []):
+            other_type = node_type if other == var else typed.get(other)
+            if other_type is None:
+                if node_type not in (src, dst):
+                    return False
+            elif (node_type, other_type) not in ((src, dst), (dst, src)):
+                return False
+        return True
+
+    options: dict[str, str] = {}
+    for var in conflicts:
+        if typed.get(var) is None or var in changed or var in blocked:
+            continue
+        if var == graph.target and wanted is not None and typed[var] == wanted:
+            continue  # the predicted target type backs the label
+        fitting = [n for n in schema.node_types if fits(var, n)]
+        if len(fitting) == 1 and fitting[0] != typed[var]:
+            options[var] = fitting[0]
+    if not options:
+        return None
+    if graph.target in options and options[graph.target] == wanted:
+        best = [graph.target]
+    else:
+        # The target keeps its label unless the predicted target type says otherwise: the
+        # answer's type is what the question asks for.
+        options.pop(graph.target or "", None)
+        most = max((conflicts[v] for v in options), default=0)
+        best = [v for v in options if conflicts[v] == most]
+    if len(best) != 1:
+        return None
+    var = best[0]
+    edges = sorted({ends[0] for ends, _ in links[var]})
+    return var, options[var], f"{', '.join(edges)} cannot join a {typed[var]} here; " \
+        f"{options[var]} is the one node type that fits"
+
+
 # -- 2. direction ----------------------------------------------------------------------
 
 
@@ -332,7 +433,7 @@ def _catalog(schema: SkbSchema,
 
 
 def _fix_properties(graph: QueryGraph, schema: SkbSchema, catalog: Mapping[str, list[str]],
-                    fixes: list[Fix]) -> None:
+                    fixes: list[Fix], dropped: dict[str, list[Condition]]) -> None:
     for sym in graph.symbols.values():
         node_type = schema.node_type(sym.label)
         if node_type is None or node_type not in catalog:
@@ -351,6 +452,7 @@ def _fix_properties(graph: QueryGraph, schema: SkbSchema, catalog: Mapping[str, 
                         + (f" (it has: {', '.join(sorted(paths)[:8])})" if paths else ""))
                 fixes.append(Fix("dropped_property", _sym_text(sym), before, None, note))
                 graph.dropped.append(Dropped(before, f"{note}: condition dropped"))
+                dropped.setdefault(sym.var, []).append(cond)
                 continue
             path, how = found
             new = replace(cond, attribute=path)

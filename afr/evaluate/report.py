@@ -11,10 +11,11 @@ from typing import Any
 from afr.evaluate.metrics import METRICS, mean_metrics
 from afr.evaluate.runs import EvalRun, find_run, load_results, load_variants
 from afr.evaluate.variants import FINAL, VARIANTS, variant_names
+from afr.pipeline.repair import OUTCOMES
 from afr.store.base import Store
 
-STEP_ORDER = ("1_target_type", "1-2_llm_failed", "2_cypher", "3_parse", "4_symbols", "5_grounding",
-              "6_vss_grounded", "7_vss_topup", "8_rerank", "8_llm_failed")
+STEP_ORDER = ("1_target_type", "1-2_llm_failed", "2_cypher", "3_parse", "3_repair", "4_symbols",
+              "5_grounding", "6_vss_grounded", "7_vss_topup", "8_rerank", "8_llm_failed")
 _ZERO = {m: 0.0 for m in METRICS}
 
 
@@ -106,7 +107,18 @@ def summarize(store: Store, run: EvalRun) -> dict[str, Any]:
         "failed": sum(r["status"] == "failed" for r in results),
         "degraded": sum(r["status"] == "degraded" for r in results),
         "metrics": metrics, "latency": latency, "llm": llm,
+        "outcomes": outcome_counts(results),
     }
+
+
+def outcome_counts(results: list[dict[str, Any]]) -> dict[str, int]:
+    """Questions per run outcome (valid, fixed, repaired, unanswerable, failed); runs
+    stored before outcomes existed count as "unknown"."""
+    counts = {o: 0 for o in OUTCOMES}
+    for r in results:
+        key = r.get("outcome") or ("failed" if r["status"] == "failed" else "unknown")
+        counts[key] = counts.get(key, 0) + 1
+    return counts
 
 
 def store_summary(store: Store, eval_id: str) -> dict[str, Any]:

@@ -272,6 +272,7 @@ class Evaluator:
             "llm_prompts": result.llm_calls if result is not None else 0,
             "llm_new_calls": result.llm_new_calls if result is not None else 0,
             "llm_tokens": result.llm_tokens_all if result is not None else 0,
+            "outcome": result.outcome if result is not None else "failed",
         }
         def write() -> None:  # deletes first: safe to repeat after a lost connection
             self.store.run("eval/delete_question.sql",

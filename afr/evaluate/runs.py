@@ -114,7 +114,8 @@ def set_status(store: Store, eval_id: str, status: str) -> None:
 
 def load_results(store: Store, eval_id: str) -> list[dict[str, Any]]:
     cols = ("question_id", "position", "query", "run_id", "ranked", "gold", "metrics", "error",
-            "status", "seconds", "timings", "llm_prompts", "llm_new_calls", "llm_tokens")
+            "status", "seconds", "timings", "llm_prompts", "llm_new_calls", "llm_tokens",
+            "outcome")
     out = []
     for row in store.run("eval/results.sql", {"eval_id": eval_id}):
         item = dict(zip(cols, row, strict=True))

@@ -26,6 +26,7 @@ from afr.pipeline.filters import AttributeCatalog
 from afr.pipeline.grounding import GroundedCypher, ground_cypher, provenance
 from afr.pipeline.offline import formalize
 from afr.pipeline.ranking import combine, graph_strand, vss_strand
+from afr.pipeline.repair import repair_round, run_outcome
 from afr.pipeline.rerank import rerank
 from afr.pipeline.result import AskResult, Candidate, RankedAnswer
 from afr.pipeline.runlog import write_run
@@ -82,6 +83,13 @@ class Pipeline:
 
         steps = self.ground_cypher(result.cypher or "", target_type=result.target_type,
                                    timer=timer)
+        # The repair round rewrites the LLM's own Cypher; a given (replayed, hand-written)
+        # query only when asked for explicitly (--repair).
+        llm_failed = any(w.startswith("LLM failed") for w in result.warnings)
+        if llm is not None and not llm_failed and (
+                cfg.repair is True or (cfg.repair is None and cypher is None)):
+            steps = self._repair(question, result, steps, timer, llm)
+        result.fixes = steps.fixes
         result.query_graph = steps.graph.to_dict()
         result.resolved = steps.resolved
         if result.target_type is None and steps.resolved.target_type:
@@ -104,6 +112,10 @@ class Pipeline:
             vss = vss_strand(self.store, qvec, types, cfg.k + len(graph_part))
             candidates = combine(graph_part, vss, cfg.k)
             result.vss_ranked, result.pre_rerank = vss, list(candidates)
+        result.outcome = run_outcome(
+            fixes=len(result.fixes), repaired=bool(result.repair and result.repair["used"]),
+            grounded=len(grounded), top_vss=vss[0][1] if vss else None,
+            weak_vss=cfg.weak_vss)
 
         details = self.store.node_details([c.node_id for c in candidates])
         positions = self._rerank(question, candidates, result, llm=llm, details=details,
@@ -133,6 +145,31 @@ class Pipeline:
         return ground_cypher(self.store, self.schema, self.embedder, self.catalog,
                              clean_text(cypher), self.config, target_type=target_type,
                              timer=timer)
+
+    def _repair(self, question: str, result: AskResult, steps: GroundedCypher, timer: Timer,
+                llm: Any) -> GroundedCypher:
+        """Step 3c: at most one repair call (afr.pipeline.repair)."""
+        cfg = self.config
+        if self._examples is None:
+            self._examples = name_examples(self.store)
+        scratch = Timer({})  # the reply's steps 3–5 count in 3_repair, not twice
+        with timer.step("3_repair"):
+            done, steps_used = repair_round(
+                llm, question, result.cypher or "", steps, self.schema,
+                ground=lambda text: self.ground_cypher(text, target_type=result.target_type,
+                                                       timer=scratch),
+                target_type=result.target_type, examples=self._examples, l_max=cfg.l_max,
+                model=cfg.step_models.get("cypher"), effort=cfg.step_effort.get("cypher"),
+                prompts_dir=cfg.prompts_dir)
+        if done is None:
+            del result.timings["3_repair"]
+            return steps
+        result.repair = done.to_dict()
+        if done.used:
+            result.cypher = done.cypher
+        if done.note.startswith("LLM"):
+            result.warnings.append(done.note)
+        return steps_used
 
     # -- steps 1 and 2 -----------------------------------------------------------------
 

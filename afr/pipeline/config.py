@@ -25,6 +25,14 @@ class AskConfig:
     offline: bool | None = None  # None: offline exactly when no LLM is configured
     use_cache: bool = True  # read the llm_calls cache
     log: bool = True  # write runs / run_symbols / run_answers
+    fix: bool = True  # deterministic Cypher fixes before resolving (afr.cypher.fix)
+    # One LLM repair round. None: on when an LLM is configured, for the Cypher it wrote
+    # (not for a given one: replayed or hand-written); True: also for a given one.
+    repair: bool | None = None
+    # "Vector search is weak": the best plain-search score of the target type is below
+    # this (cosine similarity of the question to the documents with relations). With no
+    # grounded answer as well, the run's outcome is "unanswerable" (docs/method.md).
+    weak_vss: float = 0.2
     # Explicit overrides only (flags, API callers); empty / None = unset. The Pipeline
     # fills in the environment, the settings file and the defaults (afr.settings).
     llm: dict[str, Any] = field(default_factory=dict)  # LLMConfig fields

@@ -1,7 +1,8 @@
 """Steps 3–5 as one unit: a Cypher text → query graph → symbol candidates → grounded answers.
 
 ``ground_cypher`` is what ``afr ask`` runs after steps 1–2 and what ``afr cypher --run``
-runs on its own, so both always make the same of the same Cypher. ``grounding_query`` is
+runs on its own, so both always make the same of the same Cypher: parse, the
+deterministic fixes (``afr.cypher.fix``, unless ``AskConfig.fix`` is off), resolve. ``grounding_query`` is
 the one conversion from the resolved query graph (``afr.cypher``) to the grounding
 problem (``afr.ground``); ``provenance`` explains each grounded answer.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from afr.cypher import QueryGraph, ResolvedQuery, parse_cypher, resolve
+from afr.cypher.fix import Fix, FixResult, fix_query_graph
 from afr.embed import Embedder
 from afr.errors import AfrError
 from afr.ground import GroundingQuery, GroundingResult, GSymbol, GTriplet, ground
@@ -28,8 +30,9 @@ from afr.store.skb import SkbSchema
 class GroundedCypher:
     """Everything steps 3–5 made of one Cypher query."""
 
-    graph: QueryGraph
+    graph: QueryGraph  # as fixed (as parsed when fixes are off)
     resolved: ResolvedQuery
+    fixes: list[Fix] = field(default_factory=list)
     symbols: dict[str, SymbolCandidates] = field(default_factory=dict)
     query: GroundingQuery | None = None  # None: nothing constrains the target
     result: GroundingResult | None = None
@@ -65,10 +68,16 @@ def ground_cypher(store: Store, schema: SkbSchema, embedder: Embedder,
     """Steps 3 (parse, resolve), 4 (symbol candidates) and 5 (grounding)."""
     timer = timer or Timer({})
     with timer.step("3_parse"):
-        graph = parse_cypher(cypher)
-        resolved = resolve(graph, schema, mode=config.mode, use_edge_types=config.use_edge_types,
-                           target_type=target_type)
-    out = GroundedCypher(graph, resolved, timings=timer.timings)
+        fixed = fix_cypher(parse_cypher(cypher), schema, catalog, target_type=target_type,
+                           enabled=config.fix)
+        resolved = resolve(fixed.graph, schema, mode=config.mode,
+                           use_edge_types=config.use_edge_types, target_type=target_type)
+        # A condition the fixes dropped (no such attribute) stays a hint: step 4 folds
+        # what it cannot filter on into a constant's search string, as without fixes.
+        for var, conditions in fixed.dropped_conditions.items():
+            if var in resolved.symbols:
+                resolved.symbols[var].conditions += conditions
+    out = GroundedCypher(fixed.graph, resolved, fixed.fixes, timings=timer.timings)
     with timer.step("4_symbols"):
         out.symbols = retrieve_symbols(store, embedder, resolved, catalog, l_max=config.l_max,
                                        exact_names_first=config.exact_names_first)
@@ -77,6 +86,16 @@ def ground_cypher(store: Store, schema: SkbSchema, embedder: Embedder,
         if out.query is not None:
             out.result = ground(store, out.query, k=config.k, l_max=config.l_max)
     return out
+
+
+def fix_cypher(graph: QueryGraph, schema: SkbSchema, catalog: AttributeCatalog, *,
+               target_type: str | None = None, enabled: bool = True) -> FixResult:
+    """Step 3a on a parsed query: the deterministic fixes, with the store's attribute
+    catalogue (the graph as it is when ``enabled`` is off)."""
+    if not enabled:
+        return FixResult(graph)
+    attributes = {t: catalog.entries.get(t, {}) for t in schema.node_types}
+    return fix_query_graph(graph, schema, attributes, target_type=target_type)
 
 
 def provenance(store: Store, query: GroundingQuery, grounded: list[Candidate], *,

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from afr.cypher.fix import Fix
 from afr.cypher.resolve import ResolvedQuery
 from afr.ground.query import GroundingResult
 from afr.pipeline.config import AskConfig
@@ -63,6 +64,9 @@ class AskResult:
     rerank_prompts: int = 0
     llm_new_calls: int = 0  # calls that reached the LLM (the rest came from the cache)
     llm_tokens_all: int = 0  # tokens of all calls, cached replies included: the method's cost
+    fixes: list[Fix] = field(default_factory=list)  # deterministic fixes of the Cypher used
+    repair: dict | None = None  # the repair round, when one ran (afr.pipeline.repair)
+    outcome: str | None = None  # valid | fixed | repaired | unanswerable | failed
     # The strands behind the final list, for evaluation ablations (not logged, not in JSON):
     # all grounded answers by (level, similarity), the plain VSS list, the list before step 8.
     graph_ranked: list[Candidate] = field(default_factory=list, repr=False)
@@ -82,9 +86,12 @@ class AskResult:
             "mode": self.mode,
             "status": self.status,
             "llm_failure": self.llm_failure,
+            "outcome": self.outcome,
             "target_type": self.target_type,
             "cypher": self.cypher,
             "query_graph": self.query_graph,
+            "fixes": [asdict(f) for f in self.fixes],
+            "repair": self.repair,
             "dropped": self.resolved.dropped if self.resolved else [],
             "symbols": {
                 var: {"search": s.search, "candidates": s.ids[:10], "exact": s.exact,

@@ -1,6 +1,6 @@
 """The run log: every ask leaves rows you can query with plain SQL.
 
-``runs`` (question, config, Cypher, timings), ``run_symbols`` (each constant's ranked
+``runs`` (question, config, Cypher, timings, the outcome, the fixes and the repair round), ``run_symbols`` (each constant's ranked
 candidates and the level at which they enter) and ``run_answers`` (the final list with
 strand, level, scores and the grounded assignment that led to each answer).
 """
@@ -8,6 +8,7 @@ strand, level, scores and the grounded assignment that led to each answer).
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 
 from afr.ground.schedule import level_of_rank, scope_schedule
 from afr.pipeline.result import AskResult
@@ -44,6 +45,9 @@ def write_run(store: Store, result: AskResult, *, eval_id: str | None = None,
             "warnings": json.dumps(result.warnings),
             "eval_id": eval_id,
             "question_id": question_id,
+            "outcome": result.outcome,
+            "fixes": json.dumps([asdict(f) for f in result.fixes]),
+            "repair": json.dumps(result.repair) if result.repair is not None else None,
         })
         if sym_rows["symbols"]:
             store.run("runlog/insert_symbols.sql", {"run_id": result.run_id, **sym_rows})

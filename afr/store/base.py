@@ -32,7 +32,7 @@ from afr.store.dialect import DUCKDB, Dialect, split_sql
 from afr.store.skb import EdgeType, NodeType, SkbSchema
 
 T = TypeVar("T")
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 VECTOR_VARIANTS = ("doc", "doc_rel")
 # Tables that hold one SKB's data; --replace empties them.
 SKB_TABLES = ("nodes", "node_aliases", "edges", "node_types", "edge_types", "node_attributes")

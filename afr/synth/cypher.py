@@ -8,13 +8,13 @@ LLM would (labels from skb.json, ``{name: "…"}`` for constants, ``RETURN y.nam
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-_IDENT = re.compile(r"^[A-Za-z_]\w*$")
+from afr.cypher.model import Condition, QueryGraph, Symbol, Triplet
+from afr.cypher.render import render_cypher
 
 NOISE_KINDS = ("misspelled_name", "partial_name", "reversed_edge", "dropped_condition",
                "extra_condition", "wrong_type")
@@ -50,37 +50,18 @@ class QuerySpec:
         return [v for v, s in self.symbols.items() if s.name is not None]
 
 
-def _label(name: str) -> str:
-    return name if _IDENT.match(name) else "`" + name.replace("`", "") + "`"
-
-
-def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def render(q: QuerySpec, edge_labels: dict[str, str]) -> str:
-    """MATCH … RETURN y.name, the target's label first, later mentions by variable only."""
-    seen: set[str] = set()
-
-    def node(var: str) -> str:
-        if var in seen:
-            return f"({var})"
-        seen.add(var)
-        s = q.symbols[var]
-        props = f" {{name: {_quote(s.name)}}}" if s.name is not None else ""
-        return f"({var}:{_label(s.type)}{props})"
-
+    """MATCH … RETURN y.name, the target's label first, later mentions by variable only
+    (``afr.cypher.render``: the one renderer)."""
+    graph = QueryGraph(target=q.target)
+    for var, s in q.symbols.items():
+        conditions = [Condition("name", "=", s.name)] if s.name is not None else []
+        graph.symbols[var] = Symbol(var, s.type, conditions)
     order = sorted(q.triplets, key=lambda t: q.target not in (t.src, t.dst))
-    patterns = []
-    for t in order:
-        label = _label(edge_labels[t.edge])
-        if t.reversed:
-            patterns.append(f"{node(t.src)}<-[:{label}]-{node(t.dst)}")
-        else:
-            patterns.append(f"{node(t.src)}-[:{label}]->{node(t.dst)}")
-    if not patterns:
-        patterns.append(node(q.target))
-    return f"MATCH {', '.join(patterns)} RETURN {q.target}.name"
+    triplets = [Triplet(t.dst, edge_labels[t.edge], t.src) if t.reversed
+                else Triplet(t.src, edge_labels[t.edge], t.dst) for t in order]
+    graph.triplets = triplets
+    return render_cypher(graph, left=[t.src for t in order], return_property="name")
 
 
 # -- mistakes ------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ triplets ``(head, edge, tail, directed)`` with head → tail along the arrow.
 
 Categories: case, plural, separator, typo_label, typo_relation, relation_words,
 reversed, property_mapped, property_dropped, missing_return, misspelled_name, syntax,
-valid, mixed.
+valid, mixed, wrong_type.
 """
 
 from __future__ import annotations
@@ -693,3 +693,37 @@ case("demo-mixed-1", "demo_directed", "mixed",
      fixes=["node_label", "node_label_typo", "edge_label", "direction", "property",
             "dropped_property"],
      dropped=["no attribute like 'docstring'"])
+
+# -- a valid label its relations cannot join: the one type they can --------------------
+
+case("prime-edges-1", "prime", "wrong_type",
+     "MATCH (y:drug)-[:target]->(x:disease {name: 'KRT14'}) RETURN y",
+     target="y", target_type="drug",
+     symbols={"y": ("drug", []), "x": ("gene/protein", [("name", "=", "KRT14")])},
+     triplets=[("y", "target", "x", True)],
+     fixes=["node_label_edges"])
+case("prime-edges-2", "prime", "wrong_type",
+     "MATCH (y:exposure)-[:indication]->(x:disease {name: 'chronic renal fibrosis'}) "
+     "RETURN y",
+     target="y", target_type="drug",
+     symbols={"y": ("drug", []), "x": ("disease", [("name", "=", "chronic renal fibrosis")])},
+     triplets=[("y", "indication", "x", True)],
+     fixes=["node_label_edges"])
+case("mag-edges-1", "mag", "wrong_type",
+     "MATCH (p:author)-[:has_topic]->(f:field_of_study {name: 'graph theory'}) RETURN p",
+     target="p", target_type="paper",
+     symbols={"p": ("paper", []), "f": ("field_of_study", [("name", "=", "graph theory")])},
+     triplets=[("p", "has_topic", "f", True)],
+     fixes=["node_label_edges"])
+case("amazon-edges-1", "amazon", "wrong_type",
+     "MATCH (p:product)-[:has_brand]->(b:color {name: 'Acme'}) RETURN p",
+     target="p", target_type="product",
+     symbols={"p": ("product", []), "b": ("brand", [("name", "=", "Acme")])},
+     triplets=[("p", "has_brand", "b", True)],
+     fixes=["node_label_edges"])
+# Without a predicted target type, the target keeps its label (no guess).
+case("mag-edges-2", "mag", "wrong_type",
+     "MATCH (p:author)-[:has_topic]->(f:field_of_study {name: 'graph theory'}) RETURN p",
+     target="p",
+     symbols={"p": ("author", []), "f": ("field_of_study", [("name", "=", "graph theory")])},
+     triplets=[("p", "has_topic", "f", True)])
