@@ -52,7 +52,7 @@ no_edge_types_option = click.option(
 
 _ASK_PARAMS = ("k", "l_max", "alpha", "mode", "no_edge_types", "reranker",
                "rerank_concurrency", "llm_url", "llm_model", "offline", "no_cache",
-               "step_model", "effort", "prompts_dir", "no_log")
+               "step_model", "effort", "prompts_dir", "no_log", "exact")
 
 
 def ask_options(*, concurrency_flag: str) -> Callable:
@@ -93,6 +93,9 @@ def ask_options(*, concurrency_flag: str) -> Callable:
                           "(same file names)."),
         click.option("--no-log", is_flag=True,
                      help="Do not write the asks to the run-log tables (runs, run_answers)."),
+        click.option("--exact", is_flag=True,
+                     help="Exact vector search only: never PostgreSQL's approximate HNSW "
+                          "index (slower on large SKBs; ranks exactly as DuckDB does)."),
     ]
 
     def decorate(f: Callable) -> Callable:
@@ -124,7 +127,8 @@ def ask_config(**given_values: Any) -> AskConfig:
     for flag, field, value in (("no_edge_types", "use_edge_types", False),
                                ("offline", "offline", True),
                                ("no_cache", "use_cache", False),
-                               ("no_log", "log", False)):
+                               ("no_log", "log", False),
+                               ("exact", "exact_search", True)):
         if values.pop(flag, False):
             fields[field] = value
     llm = {key: values.pop(name) for name, key in (("llm_url", "base_url"),

@@ -10,6 +10,7 @@ import numpy as np
 from afr.embed.base import Embedder, embed_texts
 from afr.errors import EmbeddingError, StoreError
 from afr.store.base import Store
+from afr.vectors.exact import exact_search
 from afr.vectors.memory import search_matrix
 
 
@@ -63,7 +64,7 @@ def search(
     matrix = search_matrix(store, variant, dim)
     if matrix is not None:
         return matrix.search(vector, k, types=types, ids=ids, exclude=exclude)
-    if ids is None and store.has_vector_index(variant):
+    if ids is None and not exact_search(store) and store.has_vector_index(variant):
         rows = _search_ann(store, variant, dim, params, types, exclude)
         if rows is not None:
             return rows
