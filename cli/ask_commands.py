@@ -154,7 +154,7 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
     if not (show_sql or run_it):
         _print_graph(graph.to_dict())
         return
-    from afr.ground import compile_grounding
+    from afr.ground import compile_grounding, edge_directions
     from afr.pipeline.ask import Pipeline
 
     store = ctx.open()
@@ -170,11 +170,10 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
     for d in steps.resolved.dropped:
         click.echo(f"note: {d}", err=True)
     gquery = steps.query
-    schema = pipeline.schema
     if gquery is None:
         raise AfrError("nothing constrains the target: no grounding to do")
     if show_sql:
-        compiled = compile_grounding(gquery, schema_directed=schema.directed,
+        compiled = compile_grounding(gquery, schema_directed=edge_directions(store),
                                      sql=store.sql, k=config.k, l_max=config.l_max)
         for stmt in compiled.statements:
             click.echo(stmt.rstrip() + ";")

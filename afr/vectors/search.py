@@ -77,8 +77,12 @@ def search(
 
 # pgvector's HNSW search keeps at most ef_search candidates; a filtered
 # search over-fetches by the inverse share of the wanted types, and is exact beyond that.
+# Tuned with bench/bench_ann_recall.py (recall@20 against exact search, PRIME size).
 ANN_MAX_FETCH = 400
 ANN_OVERFETCH = 2.0
+ANN_EF_MIN = 40  # hnsw.ef_search at least this, and at least ANN_EF_FACTOR x the fetch
+ANN_EF_FACTOR = 1.0
+ANN_EF_MAX = 1000  # pgvector's upper bound for hnsw.ef_search
 
 
 def _search_ann(store: Store, variant: str, dim: int, params: dict,
@@ -98,8 +102,12 @@ def _search_ann(store: Store, variant: str, dim: int, params: dict,
         return None  # a small type: the exact search over its rows is cheap and complete
     with store.lock:  # the SET and the query it tunes, with no other thread in between
         rows = store.run("vss/topk_ann.sql", {**params, "fetch": fetch}, variant=variant,
-                         dim=dim, ef_search=max(40, fetch), types=bool(types),
+                         dim=dim, ef_search=_ef_search(fetch), types=bool(types),
                          exclude=bool(exclude))
     if len(rows) < k:
         return None  # the filter left too few: answer exactly
     return [(int(r[0]), float(r[1])) for r in rows]
+
+
+def _ef_search(fetch: int) -> int:
+    return int(min(ANN_EF_MAX, max(ANN_EF_MIN, ANN_EF_FACTOR * fetch)))

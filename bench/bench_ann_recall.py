@@ -1,0 +1,142 @@
+"""Recall of PostgreSQL's approximate (HNSW) vector search against exact search, with the
+type filters the pipeline uses, and what each setting costs in latency.
+
+Three kinds of search, as the pipeline runs them: step 7's plain search (question text
+over ``doc_rel``, filtered to the target type), step 4's symbol search (a node's name
+over ``doc``, filtered to its type) and an unfiltered search. For each setting of the
+over-fetch factor and ``hnsw.ef_search`` (``afr.vectors.search``'s ANN_* constants) it
+reports recall@k (|approximate top k ∩ exact top k| / k, averaged) and the median search
+time; exact answers come from an in-memory matrix of the same vectors.
+
+    python bench/bench_ann_recall.py SKB_DIR [--db URL] [--schema afr] [--queries 200]
+
+SKB_DIR is loaded and embedded (built-in hash embedder) into the schema unless it holds
+it already, e.g. ``afr synth /tmp/prime --like prime --nodes 130000 --edges 8000000``.
+Without --db a pgserver PostgreSQL is started in a temporary directory and removed after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import random
+import statistics
+import sys
+import tempfile
+import time
+from importlib import import_module
+from pathlib import Path
+
+# (over-fetch factor, ef_search minimum, ef_search per fetched row)
+GRID = [(2.0, 40, 1.0), (2.0, 100, 1.0), (2.0, 100, 2.0), (3.0, 100, 2.0),
+        (3.0, 200, 2.0), (4.0, 200, 2.5)]
+
+
+def queries(store, skb: Path, n: int, seed: int) -> list[tuple[str, str, str | None, str]]:
+    """(kind, variant, type filter, text) for the three kinds of search."""
+    rng = random.Random(seed)
+    out: list[tuple[str, str, str | None, str]] = []
+    with open(skb / "questions.csv", encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    rng.shuffle(rows)
+    for row in rows[:n]:
+        out.append(("step 7: question, target type", "doc_rel", row["target_type"] or None,
+                    row["query"]))
+        out.append(("unfiltered: question", "doc_rel", None, row["query"]))
+    sample = store.query("SELECT id, type, name FROM nodes WHERE name IS NOT NULL "
+                         "ORDER BY id")
+    for _, ntype, name in rng.sample(sample, min(n, len(sample))):
+        out.append(("step 4: name, its type", "doc", ntype, name))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("skb", type=Path)
+    parser.add_argument("--db", help="postgresql:// URL (default: a temporary pgserver)")
+    parser.add_argument("--schema", default="afr_ann")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("-k", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    from afr.embed import make_embedder
+    from afr.load import load_skb_dir
+    from afr.store import PostgresStore
+    from afr.vectors import embed_store
+    from afr.vectors.memory import SearchMatrix
+
+    search_module = import_module("afr.vectors.search")
+    tmp = None
+    server = None
+    url = args.db
+    if url is None:
+        import pgserver
+
+        tmp = tempfile.mkdtemp(prefix="afr-ann-pg-")
+        server = pgserver.get_server(tmp, cleanup_mode="delete")
+        url = server.get_uri()
+    try:
+        store = PostgresStore(url, schema=args.schema)
+        embedder = make_embedder("hash")
+        if store.skb_name() is None:
+            t = time.perf_counter()
+            load_skb_dir(store, args.skb, progress=True)
+            print(f"loaded in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+        t = time.perf_counter()
+        report = embed_store(store, embedder, batch_size=2048, progress=True)
+        if any(report.embedded.values()):
+            print(f"embedded {report.embedded} in {time.perf_counter() - t:.0f} s",
+                  file=sys.stderr)
+        counts = store.node_type_counts()
+        total = sum(counts.values())
+        print(f"{total:,} nodes; type shares: " + ", ".join(
+            f"{t} {c / total:.0%}" for t, c in sorted(counts.items(), key=lambda x: -x[1])))
+        matrices = {v: SearchMatrix.load(store, v) for v in ("doc", "doc_rel")}
+        work = queries(store, args.skb, args.queries, args.seed)
+        vectors = embedder.embed([text for *_, text in work])
+        exact = [[i for i, _ in matrices[variant].search(vec, args.k,
+                                                         types=[t] if t else None)]
+                 for (_, variant, t, _), vec in zip(work, vectors, strict=True)]
+        kinds = sorted({kind for kind, *_ in work})
+        print(f"\nrecall@{args.k} of the approximate search against exact search, "
+              f"{args.queries} queries per kind; median ms per search; "
+              "'ann' = share of searches the index answered (others fall back to exact)")
+        header = f"{'overfetch':>9} {'ef_min':>6} {'ef/row':>6}  " + "  ".join(
+            f"{k[:30]:>30}" for k in kinds)
+        print(header)
+        for overfetch, ef_min, ef_factor in GRID:
+            search_module.ANN_OVERFETCH = overfetch
+            search_module.ANN_EF_MIN = ef_min
+            search_module.ANN_EF_FACTOR = ef_factor
+            per_kind: dict[str, list[tuple[float, float, bool]]] = {k: [] for k in kinds}
+            for (kind, variant, t, _), vec, truth in zip(work, vectors, exact, strict=True):
+                types = [t] if t else None
+                params = {"q": [float(x) for x in vec], "k": args.k, "types": types,
+                          "ids": None, "exclude": None}
+                started = time.perf_counter()
+                rows = search_module._search_ann(store, variant, embedder.dim, params,
+                                                 types, None)
+                seconds = time.perf_counter() - started
+                used = rows is not None
+                got = [i for i, _ in rows] if used else truth
+                recall = len(set(got) & set(truth)) / max(1, len(truth))
+                per_kind[kind].append((recall, seconds, used))
+            cells = []
+            for k in kinds:
+                values = per_kind[k]
+                ann = [v for v in values if v[2]]
+                recall = statistics.mean(v[0] for v in values)
+                ms = statistics.median(v[1] for v in ann) * 1000 if ann else 0.0
+                cells.append(f"{recall:.3f} ({ms:5.1f} ms, ann {len(ann) / len(values):4.0%})")
+            print(f"{overfetch:>9} {ef_min:>6} {ef_factor:>6}  " + "  ".join(
+                f"{c:>30}" for c in cells), flush=True)
+        store.close()
+    finally:
+        if server is not None:
+            server.cleanup()
+
+
+if __name__ == "__main__":
+    main()
