@@ -20,6 +20,14 @@ from .options import (
 )
 from .output import format_table
 
+# One line under the answers table: what its columns mean.
+LEGEND = ("strand: graph = found by grounding the query graph, vss = by vector search, "
+          "both = by both · level: scope level of the graph match (1 = the named "
+          "entities' best matches; higher = wider, weaker) · score: the question's cosine "
+          "similarity to the answer")
+# Between the answers linked to exact name matches and those from expanded scope.
+EXACT_SEPARATOR = "    ·· above: linked to exact name matches · below: expanded scope or " \
+                  "vector search ··"
 
 @click.command()
 @click.argument("question")
@@ -49,6 +57,7 @@ def ask(ctx: Context, question: str, config, top: int, explain: bool, as_json: b
       AFR_LLM_BASE_URL=http://localhost:11434/v1 AFR_LLM_MODEL=qwen3 afr ask "…" --reranker listwise
     """
     from afr.pipeline.ask import Pipeline
+    from afr.pipeline.confidence import assess
 
     store = ctx.open()
     result = Pipeline(store, config).ask(question)
@@ -62,13 +71,24 @@ def ask(ctx: Context, question: str, config, top: int, explain: bool, as_json: b
         click.echo(f"note: {warning}", err=True)
     if explain:
         _explain(result)
+    confidence = assess(result)
+    for note in confidence.notes:
+        click.echo(f"note: {note}", err=True)
+    shown = result.answers[:top]
     rows = [
         (a.rank, a.name or a.ext_id, a.type, a.source,
          "" if a.level is None else a.level,
          "" if a.vss_score is None else round(a.vss_score, 3), a.ext_id)
-        for a in result.answers[:top]
+        for a in shown
     ]
-    click.echo(format_table(["#", "answer", "type", "strand", "level", "score", "id"], rows))
+    lines = format_table(["#", "answer", "type", "strand", "level", "score", "id"],
+                         rows).splitlines()
+    exact = [i for i, a in enumerate(shown) if confidence.rests_on_exact_names(a)]
+    if exact and exact[-1] < len(shown) - 1:
+        lines.insert(2 + exact[-1] + 1, EXACT_SEPARATOR)
+    click.echo("\n".join(lines))
+    if shown:
+        click.echo(LEGEND)
     total = sum(result.timings.values())
     click.echo(f"\n{len(result.answers)} answers · target type {result.target_type or '?'} · "
                f"{total:.2f} s · run {result.run_id}" + ("" if config.log else " (not logged)"),
