@@ -161,13 +161,14 @@ def main() -> None:
             results["duckdb+memvec"], _ = run_store(store, queries, embedder, memory=True)
         gq_for_oracle = gq_for_oracle or (store, gqueries)
     if not args.no_oracle and gq_for_oracle:
+        from afr.ground import edge_directions
         from afr.ground.oracle import Graph, oracle_ground
 
         store, gqueries = gq_for_oracle
         t = time.perf_counter()
         edges = store.query("SELECT src, type, dst FROM edges")
         node_types = dict(store.query("SELECT id, type FROM nodes"))
-        graph = Graph(edges, node_types, store.get_meta("skb_directed") == "true")
+        graph = Graph(edges, node_types, edge_directions(store))
         build = time.perf_counter() - t
         times = []
         for gq in gqueries:

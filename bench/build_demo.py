@@ -47,7 +47,9 @@ _ADDED = re.compile(r"(?:New|Added) in version (\d\.\d+)")
 SCHEMA = {
     "name": "python-stdlib",
     "description": "Modules, classes, functions and exceptions of the Python standard library",
-    "directed": False,
+    # Every relation of the demo has a direction (a subclass of, defines, imports): an arrow
+    # in Cypher is followed only that way ("classes inheriting from X" are not X's bases).
+    "directed": True,
     "candidate_types": ["module", "class", "function", "exception"],
     "node_types": {
         "module": {"description": "a module or package of the standard library"},

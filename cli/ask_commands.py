@@ -37,6 +37,14 @@ def read_question(question: str) -> str:
         raise AfrError("no question on stdin")
     return text
 
+# One line under the answers table: what its columns mean.
+LEGEND = ("strand: graph = found by grounding the query graph, vss = by vector search, "
+          "both = by both · level: scope level of the graph match (1 = the named "
+          "entities' best matches; higher = wider, weaker) · score: the question's cosine "
+          "similarity to the answer")
+# Between the answers linked to exact name matches and those from expanded scope.
+EXACT_SEPARATOR = "    ·· above: linked to exact name matches · below: expanded scope or " \
+                  "vector search ··"
 
 @click.command()
 @click.argument("question")
@@ -81,6 +89,7 @@ def ask(ctx: Context, question: str, config, top: int, explain: bool, as_json: b
       AFR_LLM_BASE_URL=http://localhost:11434/v1 AFR_LLM_MODEL=qwen3 afr ask "…" --reranker listwise
     """
     from afr.pipeline.ask import Pipeline
+    from afr.pipeline.confidence import assess
 
     question = read_question(question)
     store = ctx.open()
@@ -102,14 +111,25 @@ def ask(ctx: Context, question: str, config, top: int, explain: bool, as_json: b
         note(warning)
     if explain:
         _explain(result, store)
+    confidence = assess(result)
+    for text in confidence.notes:
+        note(text)
+    shown = result.answers[:top]
     rows = [
         (a.rank, a.name or a.ext_id, a.type, a.source,
          "" if a.level is None else a.level,
          "" if a.vss_score is None or not math.isfinite(a.vss_score)
          else round(a.vss_score, 3), a.ext_id)
-        for a in result.answers[:top]
+        for a in shown
     ]
-    click.echo(format_table(["#", "answer", "type", "strand", "level", "score", "id"], rows))
+    lines = format_table(["#", "answer", "type", "strand", "level", "score", "id"],
+                         rows).splitlines()
+    exact = [i for i, a in enumerate(shown) if confidence.rests_on_exact_names(a)]
+    if exact and exact[-1] < len(shown) - 1:
+        lines.insert(2 + exact[-1] + 1, EXACT_SEPARATOR)
+    click.echo("\n".join(lines))
+    if shown:
+        click.echo(LEGEND)
     total = sum(result.timings.values())
     click.echo(f"\n{len(result.answers)} answers · target type {result.target_type or '?'} · "
                f"{total:.2f} s · run {result.run_id}" + ("" if config.log else " (not logged)"),
@@ -264,18 +284,17 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
         elif not fix_it:
             _print_graph(data, cypher_text)
         return
-    from afr.ground import compile_grounding
+    from afr.ground import compile_grounding, edge_directions
 
     steps = pipeline.ground_cypher(cypher_text, target_type=node_type)
     for text in with_places(steps.resolved.dropped, graph.dropped, cypher_text):
         note(text)
     _echo_carets(graph.dropped, cypher_text)
     gquery = steps.query
-    schema = pipeline.schema
     if gquery is None:
         raise AfrError("nothing constrains the target: no grounding to do")
     if show_sql:
-        compiled = compile_grounding(gquery, schema_directed=schema.directed,
+        compiled = compile_grounding(gquery, schema_directed=edge_directions(store),
                                      sql=store.sql, k=config.k, l_max=config.l_max)
         if as_json:
             click.echo(json_text(grounding_json(store, compiled.statements, compiled.params,

@@ -61,7 +61,7 @@ no_edge_types_option = click.option(
 _ASK_PARAMS = ("k", "l_max", "alpha", "mode", "no_edge_types", "reranker",
                "rerank_concurrency", "llm_url", "llm_model", "offline", "no_cache",
                "step_model", "effort", "prompts_dir", "no_log", "no_fix", "repair",
-               "weak_vss")
+               "weak_vss", "exact")
 
 
 def ask_options(*, concurrency_flag: str) -> Callable:
@@ -113,6 +113,9 @@ def ask_options(*, concurrency_flag: str) -> Callable:
                      show_default=True,
                      help="A question whose Cypher matches nothing is 'unanswerable' when "
                           "the best vector-search score is below this."),
+        click.option("--exact", is_flag=True,
+                     help="Exact vector search only: never PostgreSQL's approximate HNSW "
+                          "index (slower on large SKBs; ranks exactly as DuckDB does)."),
     ]
 
     def decorate(f: Callable) -> Callable:
@@ -145,7 +148,8 @@ def ask_config(**given_values: Any) -> AskConfig:
                                ("offline", "offline", True),
                                ("no_cache", "use_cache", False),
                                ("no_log", "log", False),
-                               ("no_fix", "fix", False)):
+                               ("no_fix", "fix", False),
+                               ("exact", "exact_search", True)):
         if values.pop(flag, False):
             fields[field] = value
     llm = {key: values.pop(name) for name, key in (("llm_url", "base_url"),

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from skbutil import write_skb
 
-from afr.ground import GroundingQuery, GSymbol, GTriplet, ground
+from afr.ground import EdgeDirections, GroundingQuery, GSymbol, GTriplet, ground
 from afr.ground.oracle import Graph, oracle_ground
 from afr.load import load_skb_dir
 from afr.store import DuckDBStore, PostgresStore, Store
@@ -31,10 +31,24 @@ def random_graph(seed: int) -> tuple[dict, list[dict], list[tuple[int, str, int]
     for _ in range(rng.randint(n, 3 * n)):
         a, b = rng.randrange(n), rng.randrange(n)
         edges.add((a, rng.choice(EDGE_TYPES), b))
-    schema = {"name": f"g{seed}", "directed": seed % 2 == 1,
-              "node_types": {t: {} for t in NODE_TYPES},
-              "edge_types": {e: {} for e in EDGE_TYPES}}
+    directed = seed % 2 == 1
+    edge_types: dict[str, dict] = {e: {} for e in EDGE_TYPES}
+    if seed >= 2:  # mixed: one edge type says otherwise than the SKB
+        edge_types[EDGE_TYPES[seed % 3]]["directed"] = not directed
+    schema = {"name": f"g{seed}", "directed": directed,
+              "node_types": {t: {} for t in NODE_TYPES}, "edge_types": edge_types}
     return schema, nodes, sorted(edges)
+
+
+def edge_directions(schema: dict) -> EdgeDirections:
+    """What skb.json declares, read independently of the loader."""
+    return EdgeDirections(tuple((e, spec.get("directed", schema["directed"]))
+                                for e, spec in schema["edge_types"].items()), schema["directed"])
+
+
+def test_the_graphs_mix_directed_and_undirected_edge_types() -> None:
+    mixed = [edge_directions(random_graph(seed)[0]) for seed in range(GRAPHS)]
+    assert sum(len({d for _, d in m.types}) == 2 for m in mixed) >= 2
 
 
 @st.composite
@@ -86,7 +100,7 @@ def graphs(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequ
         pg = PostgresStore(pg_url, schema=f"prop_{os.getpid()}_{seed}")
         load_skb_dir(pg, skb, replace=True, progress=False)
         types = {n["id"]: n["type"] for n in nodes}
-        out.append((duck, pg, Graph(edges, types, schema["directed"]), len(nodes)))
+        out.append((duck, pg, Graph(edges, types, edge_directions(schema)), len(nodes)))
     yield out
     for duck, pg, _, _ in out:
         duck.close()

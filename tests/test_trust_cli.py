@@ -232,13 +232,15 @@ def _split(command: str) -> list[list[str]]:
     """A shell line as argv lists of its `afr` commands (joined by &&, ; or ·)."""
     # In the README's double quotes, \$ is a literal $ (shlex keeps the backslash).
     words = shlex.split(command.replace("\\\n", " ").replace("\\$", "$"), comments=True)
-    runs, current = [], []
+    runs, current, redirected = [], [], False
     for word in words + [";"]:
         if word in ("&&", ";", "·"):
             if current:
                 runs.append(current)
-            current = []
-        elif word != "[--json]":
+            current, redirected = [], False
+        elif word in (">", ">>", "|"):
+            redirected = True  # what the shell does with the output is not afr's argv
+        elif word != "[--json]" and not redirected:
             current.append(word)
     return [r[r.index("afr") + 1:] for r in runs if "afr" in r]
 

@@ -93,3 +93,27 @@ def test_rare_type_filter_is_exact_and_complete(embedded_pg: PostgresStore) -> N
     got = search(embedded_pg, "doc", vec, 6, types=["rare"])
     assert [i for i, _ in got] == exact(embedded_pg, vec, 6, ["rare"])
     assert len(got) == 6  # all six rare nodes, though few are near the query
+
+
+@pytest.mark.postgres
+def test_exact_mode_never_uses_the_index(embedded_pg: PostgresStore,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from afr.pipeline.ask import Pipeline
+    from afr.pipeline.config import AskConfig
+    from afr.vectors.exact import exact_search, use_exact_search
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the HNSW index was used in exact mode")
+
+    assert not exact_search(embedded_pg)
+    Pipeline(embedded_pg, AskConfig(offline=True, exact_search=True))
+    assert exact_search(embedded_pg)  # AskConfig.exact_search puts the store in exact mode
+    monkeypatch.setattr(search_module, "_search_ann", refuse)
+    embedder = HashingEmbedder(64)
+    for text in ("alpha beta", "sigma omega rho"):
+        vec = embedder.embed([text])[0]
+        for types in (None, ["common"]):
+            got = [i for i, _ in search(embedded_pg, "doc", vec, 10, types=types)]
+            assert got == exact(embedded_pg, vec, 10, types)
+    use_exact_search(embedded_pg, False)
+    assert not exact_search(embedded_pg)

@@ -114,7 +114,7 @@ def fix_query_graph(graph: QueryGraph, schema: SkbSchema,
     _fix_node_labels(out, schema, fixes)
     _fix_edge_labels(out, schema, fixes)
     _fix_types(out, schema, target_type, fixes)
-    if schema.directed:
+    if any(schema.edge_directed(e) for e in schema.edge_types):
         _fix_directions(out, schema, fixes)
     dropped: dict[str, list[Condition]] = {}
     if attributes is not None:
@@ -398,7 +398,8 @@ def _fix_directions(graph: QueryGraph, schema: SkbSchema, fixes: list[Fix]) -> N
         if not t.directed or t.edge is None or t.max_hops > 1 or t.head == t.tail:
             continue
         e = schema.edge_types.get(schema.edge_type(t.edge) or "")
-        if e is None or e.source_type is None or e.target_type is None:
+        if (e is None or e.source_type is None or e.target_type is None
+                or not schema.edge_directed(e.type)):
             continue
         head = _node_type(graph, schema, t.head)
         tail = _node_type(graph, schema, t.tail)

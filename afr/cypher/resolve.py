@@ -93,12 +93,25 @@ def resolve(graph: QueryGraph, schema: SkbSchema, *, mode: Mode = "strict",
                                    f"({t.head})-[:{t.edge}]-({t.tail}) dropped")
                 continue
             out.dropped.append(f"relation {t.edge!r} unknown: matched as any relation")
+        walked = edge_type if use_edge_types else None
+        if t.directed and not _has_direction(schema, walked):
+            what = f"{walked} is undirected" if walked else "not every relation is directed"
+            out.dropped.append(f"arrow of ({t.head})-[:{t.edge or ''}]->({t.tail}) ignored: "
+                               f"{what} in this SKB, so edges are read both ways")
         out.triplets.append(ResolvedTriplet(
-            t.head, t.edge, edge_type if use_edge_types else None, t.tail, t.directed,
-            t.min_hops, t.max_hops,
+            t.head, t.edge, walked, t.tail, t.directed, t.min_hops, t.max_hops,
         ))
     _keep_target_component(out)
     return out
+
+
+def _has_direction(schema: SkbSchema, edge_type: str | None) -> bool:
+    """Whether an arrow over ``edge_type`` (None: any relation) is followed — the rule of
+    ``afr.ground.EdgeDirections``: any relation only when every edge type is directed."""
+    if edge_type is not None:
+        return schema.edge_directed(edge_type)
+    types = list(schema.edge_types)
+    return all(schema.edge_directed(t) for t in types) if types else schema.directed
 
 
 def _keep_target_component(query: ResolvedQuery) -> None:

@@ -11,8 +11,12 @@ from afr.load import load_skb_dir
 from afr.resources import demo_skb_dir, demo_store_path
 from afr.store import DEFAULT_DB, DuckDBStore, Store, chosen_db, is_postgres_url, open_store
 from afr.vectors import embed_store
+from afr.vectors.documents import DOCUMENTS_VERSION
 
 DEMO_EMBEDDER = "hash"
+# afr_meta key: the node-document format the demo store's vectors were built from. A store
+# built by an afr whose documents read differently is stale and is built again.
+DOCUMENTS_VERSION_KEY = "documents_version"
 
 
 def demo_ready(path: Path | None = None) -> bool:
@@ -24,7 +28,8 @@ def demo_ready(path: Path | None = None) -> bool:
     except StoreError:
         return False
     try:
-        return bool(store.skb_name()) and store.embedding_model("doc_rel") is not None
+        return (bool(store.skb_name()) and store.embedding_model("doc_rel") is not None
+                and store.get_meta(DOCUMENTS_VERSION_KEY) == DOCUMENTS_VERSION)
     finally:
         store.close()
 
@@ -43,7 +48,10 @@ def ensure_demo_store(path: Path | None = None, *, rebuild: bool = False,
     store = DuckDBStore(path)
     try:
         load_skb_dir(store, skb, replace=True, progress=progress)
-        embed_store(store, make_embedder(DEMO_EMBEDDER), progress=progress)
+        # rebuild: vectors of an older document format must not survive the reload
+        embed_store(store, make_embedder(DEMO_EMBEDDER), rebuild=True, progress=progress)
+        with store.transaction():
+            store.set_meta(DOCUMENTS_VERSION_KEY, DOCUMENTS_VERSION)
     finally:
         store.close()
     return path

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afr.cypher.model import target_component
-from afr.ground.query import GroundingQuery, GTriplet
+from afr.ground.query import EdgeDirections, GroundingQuery, GTriplet
 from afr.ground.schedule import level_of_rank, scope_schedule
 
 
@@ -32,13 +32,15 @@ class CompiledGrounding:
     domains: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def edge_ways(t: GTriplet, *, from_tail: bool, schema_directed: bool) -> list[dict[str, str]]:
+def edge_ways(t: GTriplet, *, from_tail: bool, schema_directed: EdgeDirections | bool
+              ) -> list[dict[str, str]]:
     """How to walk a triplet over the stored edges, from the nodes at one end (the tail's
     when ``from_tail``) to the other: which column to match them on, which to output. Both
-    ways when the triplet or the SKB is undirected."""
+    ways when the triplet or its edge type is undirected (``schema_directed``: per edge
+    type, or one flag for all)."""
     # from the tail: the tail is the edge's dst → match dst, output src.
     forward = {"match": "dst", "out": "src"} if from_tail else {"match": "src", "out": "dst"}
-    if not schema_directed or not t.directed:
+    if not EdgeDirections.of(schema_directed).one_way(t):
         return [forward, {"match": forward["out"], "out": forward["match"]}]
     return [forward]
 
@@ -49,9 +51,10 @@ def is_tree(symbols: list[str], triplets: list[GTriplet]) -> bool:
 
 
 class _Builder:
-    def __init__(self, query: GroundingQuery, schema_directed: bool, l_max: int) -> None:
+    def __init__(self, query: GroundingQuery, schema_directed: EdgeDirections | bool,
+                 l_max: int) -> None:
         self.q = query
-        self.directed = schema_directed
+        self.directed = EdgeDirections.of(schema_directed)
         self.schedule = scope_schedule(l_max)
         self.params: dict[str, Any] = {}
         self.ctes: list[dict[str, Any]] = []
@@ -192,7 +195,7 @@ class _Builder:
         return name
 
 
-def compile_grounding(query: GroundingQuery, *, schema_directed: bool,
+def compile_grounding(query: GroundingQuery, *, schema_directed: EdgeDirections | bool,
                       sql: Callable[..., list[str]], k: int = 20, l_max: int = 100
                       ) -> CompiledGrounding:
     """The grounding's statements; ``sql`` renders a template for the store that will run

@@ -13,15 +13,15 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from afr.cypher.model import target_component
-from afr.ground.query import GroundingQuery, GroundingResult, GTriplet
+from afr.ground.query import EdgeDirections, GroundingQuery, GroundingResult, GTriplet
 from afr.ground.schedule import cut_at_k, scope_schedule
 
 
 class Graph:
     def __init__(self, edges: Iterable[tuple[int, str, int]], node_types: dict[int, str],
-                 directed: bool) -> None:
+                 directed: EdgeDirections | bool) -> None:
         self.node_types = node_types
-        self.directed = directed
+        self.directed = EdgeDirections.of(directed)
         self.out: dict[tuple[int, str], set[int]] = defaultdict(set)
         self.inn: dict[tuple[int, str], set[int]] = defaultdict(set)
         self.out_any: dict[int, set[int]] = defaultdict(set)
@@ -50,7 +50,7 @@ class Graph:
         return out
 
     def reach(self, nodes: set[int], t: GTriplet, forward: bool) -> set[int]:
-        both = not self.directed or not t.directed
+        both = not self.directed.one_way(t)
         frontier, found = set(nodes), set()
         for hop in range(1, t.max_hops + 1):
             frontier = self.step(frontier, t.edge_type, forward, both)
@@ -88,7 +88,7 @@ def ground_level(graph: Graph, query: GroundingQuery, level: int) -> set[int]:
 
 def oracle_ground(edges: Iterable[tuple[int, str, int]], node_types: dict[int, str],
                   query: GroundingQuery, *, k: int, l_max: int,
-                  directed_skb: bool, graph: Graph | None = None) -> GroundingResult:
+                  directed_skb: EdgeDirections | bool, graph: Graph | None = None) -> GroundingResult:
     started = time.perf_counter()
     graph = graph or Graph(edges, node_types, directed_skb)
     schedule = scope_schedule(l_max)

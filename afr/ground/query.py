@@ -32,6 +32,36 @@ class GTriplet:
 
 
 @dataclass(frozen=True)
+class EdgeDirections:
+    """Which edge types have a direction: an arrow (``->``) is followed only along the
+    stored direction of those; over the others, and for ``-`` patterns, edges are read both
+    ways. A pattern with any relation (no edge type) follows its arrow only when every
+    edge type is directed."""
+
+    types: tuple[tuple[str, bool], ...] = ()  # (edge type, directed)
+    default: bool = False  # for edge types not listed
+
+    @classmethod
+    def uniform(cls, directed: bool) -> EdgeDirections:
+        return cls((), directed)
+
+    @classmethod
+    def of(cls, directions: EdgeDirections | bool) -> EdgeDirections:
+        return directions if isinstance(directions, EdgeDirections) else cls.uniform(directions)
+
+    def directed(self, edge_type: str | None) -> bool:
+        """Whether the edges a triplet of ``edge_type`` (None: any) walks have a direction."""
+        flags = dict(self.types)
+        if edge_type is None:
+            return all(flags.values()) if flags else self.default
+        return flags.get(edge_type, self.default)
+
+    def one_way(self, t: GTriplet) -> bool:
+        """Whether triplet ``t`` is walked only along the stored direction."""
+        return t.directed and self.directed(t.edge_type)
+
+
+@dataclass(frozen=True)
 class GroundingQuery:
     symbols: dict[str, GSymbol]
     triplets: tuple[GTriplet, ...]

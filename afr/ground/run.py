@@ -6,7 +6,7 @@ import time
 from dataclasses import replace
 
 from afr.ground.compile import CompiledGrounding, compile_grounding, edge_ways
-from afr.ground.query import GroundingQuery, GroundingResult
+from afr.ground.query import EdgeDirections, GroundingQuery, GroundingResult
 from afr.ground.schedule import cut_at_k, level_of_rank, scope_schedule
 from afr.store.base import Store
 
@@ -27,7 +27,7 @@ def ground(store: Store, query: GroundingQuery, *, k: int = 20, l_max: int = 100
     FIRST_STAGE; when they are already ≥ k, the stop rule fires there and the result is
     the one of the full grounding, without expanding hubs for candidates it never needs."""
     started = time.perf_counter()
-    directed = store.skb_schema().directed
+    directed = edge_directions(store)
     schedule = scope_schedule(l_max)
     first = _first_stage(query, schedule)
     if first is not None:
@@ -57,7 +57,14 @@ def _first_stage(query: GroundingQuery, schedule: list[int]) -> GroundingQuery |
     return replace(query, symbols={**query.symbols, **cut})
 
 
-def _answers(store: Store, query: GroundingQuery, directed: bool, k: int, l_max: int
+def edge_directions(store: Store) -> EdgeDirections:
+    """Which of the store's edge types have a direction (its SKB schema's flags)."""
+    schema = store.skb_schema()
+    return EdgeDirections(tuple((t, schema.edge_directed(t)) for t in schema.edge_types),
+                          schema.directed)
+
+
+def _answers(store: Store, query: GroundingQuery, directed: EdgeDirections, k: int, l_max: int
              ) -> tuple[list[tuple[int, int]], CompiledGrounding]:
     compiled = compile_grounding(query, schema_directed=directed, sql=store.sql,
                                  k=k, l_max=l_max)
@@ -78,7 +85,7 @@ def witnesses(store: Store, query: GroundingQuery, answers: list[tuple[int, int]
     if not answers:
         return {}
     schedule = scope_schedule(l_max)
-    directed = store.skb_schema().directed
+    directed = edge_directions(store)
     out: dict[int, dict[str, list[dict[str, int]]]] = {node: {} for node, _ in answers}
     params: dict[str, object] = {"ids": [n for n, _ in answers],
                                  "lvls": [lv for _, lv in answers]}

@@ -101,6 +101,7 @@ def load_staged(
                         "type": e.type, "label": e.label, "description": e.description,
                         "source_type": e.source_type, "target_type": e.target_type,
                         "count": counts.get(("edge", e.type), 0),
+                        "directed": schema.edge_directed(e.type),
                     })
                 # The attribute catalogue is computed in the staging database (DuckDB for
                 # both stores) and copied over: a few hundred rows at most.

@@ -59,12 +59,16 @@ def parse_skb_json(data: Any, source: str = "skb.json") -> SkbSchema:
                 raise LoadError(
                     f"{source}: edge type {ename!r} refers to unknown node type {end!r}"
                 )
+        edge_directed = spec.get("directed", directed)
+        if not isinstance(edge_directed, bool):
+            raise LoadError(f"{source}: edge type {ename!r}: 'directed' must be true or false")
         edge_types[ename] = EdgeType(
             type=ename,
             label=str(spec.get("label") or ename),
             description=str(spec.get("description") or ""),
             source_type=src,
             target_type=dst,
+            directed=edge_directed,
         )
     labels = [t.label for t in edge_types.values()]
     dup = sorted({x for x in labels if labels.count(x) > 1})

@@ -37,6 +37,7 @@ from afr.settings import resolve_prompts_dir, resolve_steps
 from afr.store.base import NodeDetails, Store
 from afr.store.skb import SkbSchema
 from afr.text import clean_text
+from afr.vectors.exact import use_exact_search
 from afr.vectors.search import query_vector
 
 
@@ -50,6 +51,8 @@ class Pipeline:
         self.schema: SkbSchema = store.skb_schema()
         self.embedder = embedder or embedder_for_store(store)
         self.catalog = AttributeCatalog.from_store(store)
+        if self.config.exact_search:
+            use_exact_search(store)  # never the approximate index: ranks as DuckDB does
         self.llm = llm
         if self.llm is None and self.config.offline is not True:
             self.llm = _llm_from_config(store, self.config)

@@ -22,6 +22,7 @@ class AskConfig:
     rerank_concurrency: int = 8
     rerank_with_relations: bool = True  # node descriptions carry doc_rel relations
     exact_names_first: bool = True  # exact name/alias matches lead a constant's candidates
+    exact_search: bool = False  # vector search never uses an approximate (HNSW) index
     offline: bool | None = None  # None: offline exactly when no LLM is configured
     use_cache: bool = True  # read the llm_calls cache
     log: bool = True  # write runs / run_symbols / run_answers

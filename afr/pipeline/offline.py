@@ -188,9 +188,14 @@ def _label(name: str) -> str:
 
 
 def _pattern(schema: SkbSchema, edge_type: str, forward: bool, left: str, right: str) -> str:
-    """(left)-[:e]-(right) in the direction the edge is stored, if the SKB is directed."""
-    label = _label(schema.edge_types[edge_type].label)
-    if not schema.directed:
+    """(left)-[:e]-(right) in the direction the edge is stored, if the edge type is directed.
+
+    A relation between nodes of one type (inherits from, imports) has no arrow: the types
+    cannot tell which end the question asks for ("the base class of X" vs "subclasses
+    of X"), and a wrong arrow would find nothing."""
+    e = schema.edge_types[edge_type]
+    label = _label(e.label)
+    if not schema.edge_directed(edge_type) or e.source_type == e.target_type:
         return f"{left}-[:{label}]-{right}"
     return f"{left}-[:{label}]->{right}" if forward else f"{left}<-[:{label}]-{right}"
 

@@ -32,7 +32,7 @@ from afr.store.dialect import DUCKDB, Dialect, split_sql
 from afr.store.skb import EdgeType, NodeType, SkbSchema
 
 T = TypeVar("T")
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 VECTOR_VARIANTS = ("doc", "doc_rel")
 # Tables that hold one SKB's data; --replace empties them.
 SKB_TABLES = ("nodes", "node_aliases", "edges", "node_types", "edge_types", "node_attributes")
@@ -393,8 +393,9 @@ class Store(ABC):
         }
         edge_types = {
             r.type: EdgeType(r.type, r.label, r.description or "", r.source_type,
-                             r.target_type)
-            for r in self.run("meta/edge_types.sql")
+                             r.target_type, None if r.directed is None else bool(r.directed))
+            for r in self.run("meta/edge_types.sql",
+                              with_direction=self.schema_version() >= 4)
         }
         return SkbSchema(name, description, directed, node_types, edge_types)
 

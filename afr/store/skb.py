@@ -27,6 +27,9 @@ class EdgeType:
     description: str = ""
     source_type: str | None = None
     target_type: str | None = None
+    #: Whether an arrow in a pattern is followed only along the stored direction (src →
+    #: dst). None: as the SKB says (``SkbSchema.directed``).
+    directed: bool | None = None
 
 
 @dataclass
@@ -36,6 +39,11 @@ class SkbSchema:
     directed: bool = False
     node_types: dict[str, NodeType] = field(default_factory=dict)
     edge_types: dict[str, EdgeType] = field(default_factory=dict)
+
+    def edge_directed(self, edge_type: str) -> bool:
+        """Whether edges of ``edge_type`` have a direction (its own flag, else the SKB's)."""
+        t = self.edge_types.get(edge_type)
+        return self.directed if t is None or t.directed is None else t.directed
 
     @property
     def candidate_types(self) -> list[str]:
@@ -79,6 +87,7 @@ class SkbSchema:
                     "description": t.description,
                     "source": t.source_type,
                     "target": t.target_type,
+                    "directed": self.edge_directed(t.type),
                 }
                 for t in self.edge_types.values()
             },

@@ -22,6 +22,9 @@ ONE_HOP_CAP = 10  # neighbour names listed per relation group
 TWO_HOP_CAP = 5
 MAX_TEXT_CHARS = 2000
 MAX_DOC_CHARS = 6000
+#: Bumped whenever the documents' text changes for the same data: stores record the
+#: version their vectors were built from (the demo store is rebuilt when it differs).
+DOCUMENTS_VERSION = "2"
 
 
 @dataclass
@@ -75,7 +78,7 @@ def _format_value(value: Any) -> str:
     if isinstance(value, list):
         return "; ".join(_format_value(v) for v in value[:20])
     if isinstance(value, dict):
-        return ", ".join(f"{k}: {_format_value(v)}" for k, v in list(value.items())[:20])
+        return ", ".join(f"{k}: {_format_value(value[k])}" for k in sorted(value)[:20])
     return str(value)
 
 
@@ -83,8 +86,10 @@ def base_document(node: NodeInfo, type_labels: dict[str, str]) -> str:
     lines = [f"{node.name or '(unnamed)'} ({type_labels.get(node.type, node.type)})"]
     if node.aliases:
         lines.append("also known as: " + ", ".join(node.aliases[:10]))
-    for key, value in node.attrs.items():
-        rendered = _format_value(value)
+    # Keys in sorted order, not as stored: PostgreSQL's JSONB reorders them and DuckDB
+    # keeps them as written, and the same SKB must give the same documents on both.
+    for key in sorted(node.attrs):
+        rendered = _format_value(node.attrs[key])
         if rendered:
             lines.append(f"{key}: {rendered[:500]}")
     if node.text:

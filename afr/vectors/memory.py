@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from afr.store.base import Store
+from afr.vectors.exact import exact_search
 
 DEFAULT_BUDGET_MB = 2048  # per variant; above it the store is searched with SQL
 
@@ -115,8 +116,8 @@ _REGISTRY: weakref.WeakKeyDictionary[Store, SearchMatrices] = weakref.WeakKeyDic
 
 def use_memory_vectors(store: Store, budget_mb: float | None = None) -> None:
     """Let ``store`` answer its vector searches from in-memory matrices (stores without
-    approximate indexes: DuckDB)."""
-    if not store.builds_vector_indexes and store not in _REGISTRY:
+    approximate indexes, DuckDB, and stores in exact mode: ``afr.vectors.exact``)."""
+    if exact_search(store) and store not in _REGISTRY:
         _REGISTRY[store] = SearchMatrices(store, budget_mb)
 
 

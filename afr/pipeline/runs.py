@@ -1,0 +1,131 @@
+"""Reading the run log back (``afr runs``): recent runs, and one run in full — its steps,
+symbol candidates and answers with provenance. ``afr.pipeline.runlog`` writes it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from afr.errors import AfrError
+from afr.store.base import Store
+
+_PREFIX = re.compile(r"^[0-9A-Za-z]+$")
+
+
+@dataclass
+class RunSummary:
+    """One line of ``afr runs``."""
+
+    run_id: str
+    created_at: dt.datetime | None
+    mode: str
+    status: str
+    question: str
+    target_type: str | None
+    eval_id: str | None
+    top_answer: str | None  # the first answer's name (else its external id)
+    top_ext_id: str | None
+    answers: int
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["created_at"] = self.created_at.isoformat() if self.created_at else None
+        return data
+
+
+@dataclass
+class RunDetails:
+    """Everything the run log holds of one run."""
+
+    run_id: str
+    created_at: dt.datetime | None
+    question: str
+    mode: str
+    status: str
+    target_type: str | None
+    cypher: str | None
+    query_graph: Any
+    config: Any
+    timings: dict[str, float]
+    warnings: list[str]
+    llm_calls: int
+    llm_tokens: int
+    eval_id: str | None
+    question_id: str | None
+    symbols: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    answers: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["created_at"] = self.created_at.isoformat() if self.created_at else None
+        return data
+
+
+def list_runs(store: Store, *, limit: int = 20, with_eval: bool = False) -> list[RunSummary]:
+    """The newest ``limit`` runs, newest first; those of ``afr eval`` only ``with_eval``."""
+    if not store.table_exists("runs"):
+        return []
+    rows = store.run("runlog/list_runs.sql", {"limit": int(limit)}, with_eval=with_eval)
+    return [RunSummary(r.run_id, r.created_at, r.mode, r.status, r.question, r.target_type,
+                       r.eval_id, r.top_name or r.top_ext_id, r.top_ext_id, int(r.answers))
+            for r in rows]
+
+
+def find_run(store: Store, prefix: str) -> str:
+    """The run id that ``prefix`` starts (AfrError when none or several do)."""
+    prefix = prefix.strip()
+    if not _PREFIX.match(prefix):
+        raise AfrError(f"{prefix!r} is not a run id (letters and digits; see 'afr runs')")
+    found = [r.run_id for r in store.run("runlog/find_run.sql", {"prefix": prefix})] \
+        if store.table_exists("runs") else []
+    if not found:
+        raise AfrError(f"no run {prefix!r} in this store (see 'afr runs')")
+    if len(found) > 1:
+        raise AfrError(f"run id prefix {prefix!r} is ambiguous: give more of it")
+    return found[0]
+
+
+def run_details(store: Store, run_id: str, *, per_symbol: int = 10) -> RunDetails:
+    """One run in full (``run_id`` as ``find_run`` returns it); ``per_symbol`` candidates
+    of each symbol."""
+    rows = store.run("runlog/run.sql", {"run_id": run_id})
+    if not rows:
+        raise AfrError(f"no run {run_id!r} in this store (see 'afr runs')")
+    r = rows[0]
+    out = RunDetails(r.run_id, r.created_at, r.question, r.mode, r.status, r.target_type,
+                     r.cypher, r.query_graph, r.config, dict(r.timings or {}),
+                     list(r.warnings or []), int(r.llm_calls or 0), int(r.llm_tokens or 0),
+                     r.eval_id, r.question_id)
+    for s in store.run("runlog/run_symbols.sql", {"run_id": run_id, "per_symbol": per_symbol}):
+        out.symbols.setdefault(s.symbol, []).append({
+            "rank": int(s.rank), "level": int(s.level), "score": _number(s.score),
+            "node_id": int(s.node_id), "ext_id": s.ext_id, "name": s.name, "type": s.type})
+    names: dict[int, str] = {}
+    for a in store.run("runlog/run_answers.sql", {"run_id": run_id}):
+        out.answers.append({
+            "rank": int(a.final_rank), "node_id": int(a.node_id), "ext_id": a.ext_id,
+            "name": a.name, "type": a.type, "source": a.source,
+            "level": None if a.level is None else int(a.level),
+            "score": _number(a.vss_score),
+            "rerank_position": None if a.rerank_position is None else int(a.rerank_position),
+            "provenance": a.provenance or {}})
+    # Provenance names its linking nodes by id: add their names for people.
+    linking = {int(w["node"]) for a in out.answers
+               for ws in (a["provenance"].get("linked_by") or {}).values() for w in ws}
+    if linking:
+        names = {i: d.name or d.ext_id for i, d in store.node_details(sorted(linking)).items()}
+        for a in out.answers:
+            for ws in (a["provenance"].get("linked_by") or {}).values():
+                for w in ws:
+                    w["name"] = names.get(int(w["node"]))
+    return out
+
+
+def _number(value: Any) -> float | None:
+    # NaN is no number for JSON readers.
+    if value is None:
+        return None
+    value = float(value)
+    return None if value != value else value

@@ -1,0 +1,47 @@
+"""`afr ask` says how sure its answers are (issue 10, item 14): a legend of the table's
+columns, a mark where answers linked to exact name matches end, and a note when no graph
+answer is linked to the entity the question names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from afr.demo import ensure_demo_store
+from cli.ask_commands import EXACT_SEPARATOR, LEGEND
+from cli.main import cli
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return ensure_demo_store(tmp_path_factory.mktemp("demo") / "demo.duckdb", progress=False)
+
+
+def _ask(demo: Path, question: str) -> tuple[str, str]:
+    result = CliRunner().invoke(cli, ["--db", str(demo), "ask", question, "--offline",
+                                      "--no-log"])
+    assert result.exit_code == 0, result.output
+    return result.stdout, result.stderr
+
+
+def test_the_table_has_a_legend_and_marks_the_end_of_exact_matches(demo: Path) -> None:
+    out, err = _ask(demo, "Which classes inherit from HTTPServer?")
+    lines = out.splitlines()
+    assert LEGEND in lines and all(w in LEGEND for w in ("strand", "level", "score"))
+    at = lines.index(EXACT_SEPARATOR.rstrip())
+    above = [line for line in lines[2:at]]
+    below = [line for line in lines[at + 1:] if line[:3].strip().isdigit()]
+    assert above and below
+    assert all(line.split()[4] == "1" for line in above)  # level 1: the exact match
+    assert any("ThreadingHTTPServer" in line for line in above)
+    assert "no graph answer" not in err
+
+
+def test_a_note_says_when_no_graph_answer_is_linked_to_the_named_entity(demo: Path) -> None:
+    # OrderedDict's base (dict) is not in the SKB: every graph answer comes from nodes
+    # with similar names.
+    out, err = _ask(demo, "Which class does OrderedDict inherit from?")
+    assert "no graph answer is linked to the exact name matches of 'OrderedDict'" in err
+    assert EXACT_SEPARATOR.rstrip() not in out

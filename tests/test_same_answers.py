@@ -1,0 +1,76 @@
+"""The same SKB gives the same answers on DuckDB and PostgreSQL (issue 10, item 4).
+
+PostgreSQL keeps attributes as JSONB, which orders object keys its own way; node
+documents list attributes in sorted order, so both stores build byte-identical documents,
+the built-in embedder turns them into identical vectors, and in exact mode
+(``AskConfig.exact_search``: no HNSW index) every ranked list of an evaluation is the same.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from afr.embed import make_embedder
+from afr.evaluate.session import run_eval
+from afr.load import load_skb_dir
+from afr.pipeline.config import AskConfig
+from afr.resources import demo_skb_dir
+from afr.store import Store
+from afr.synth import generate
+from afr.vectors import build_documents, embed_store
+from afr.vectors.documents import NodeInfo, base_document
+
+
+def _ranked_lists(store: Store) -> dict[tuple[str, str], list[str]]:
+    # The store holds one eval run.
+    rows = store.query("SELECT question_id, variant, ranked FROM eval_variants")
+    return {(r[0], r[1]): list(r[2]) for r in rows}
+
+
+def _vectors(store: Store, variant: str) -> dict[int, np.ndarray]:
+    (stmt,) = store.sql("embed/all_vectors.sql", variant=variant)
+    return {int(r.node_id): np.asarray(r.vec, dtype=np.float32) for r in store.query(stmt)}
+
+
+def test_attributes_are_listed_in_sorted_order() -> None:
+    one = NodeInfo(1, "t", "x", None, {"b": 1, "a": {"d": 2, "c": 3}}, [])
+    two = NodeInfo(1, "t", "x", None, {"a": {"c": 3, "d": 2}, "b": 1}, [])
+    assert base_document(one, {}) == base_document(two, {}) == "x (t)\na: c: 3, d: 2\nb: 1"
+
+
+@pytest.fixture(scope="module")
+def synth_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("synth-same") / "skb"
+    generate(out, like="prime", nodes=2000, questions=200, seed=3)
+    return out
+
+
+@pytest.mark.parametrize("skb", ["demo", "synth"])
+def test_both_stores_give_identical_documents_vectors_and_ranked_lists(
+        skb: str, duck_store, pg_store, synth_dir: Path) -> None:
+    source = demo_skb_dir() if skb == "demo" else synth_dir
+    stores = (duck_store, pg_store)
+    for store in stores:
+        load_skb_dir(store, source, progress=False)
+        embed_store(store, make_embedder("hash"), progress=False)
+    ids = [int(r[0]) for r in duck_store.query("SELECT id FROM nodes ORDER BY id")]
+    for variant in ("doc", "doc_rel"):
+        duck_docs, pg_docs = (build_documents(s, ids, variant) for s in stores)
+        assert [i for i in ids if duck_docs[i] != pg_docs[i]] == []
+        duck_vecs, pg_vecs = (_vectors(s, variant) for s in stores)
+        assert duck_vecs.keys() == pg_vecs.keys() == set(ids)
+        assert [i for i in ids if not np.array_equal(duck_vecs[i], pg_vecs[i])] == []
+    lists = []
+    for store in stores:
+        session = run_eval(store, str(source), replay="cypher",
+                           config=AskConfig(reranker="none", offline=True, exact_search=True))
+        assert session.report.done == session.questions
+        lists.append(_ranked_lists(store))
+    duck_lists, pg_lists = lists
+    assert duck_lists.keys() == pg_lists.keys() and len(duck_lists) >= 5 * 20
+    differ = [key for key in duck_lists if duck_lists[key] != pg_lists[key]]
+    assert differ == [], f"{len(differ)} of {len(duck_lists)} ranked lists differ"
+    assert sum(bool(r) for r in duck_lists.values()) > 0.9 * len(duck_lists)
