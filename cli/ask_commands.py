@@ -9,9 +9,11 @@ import sys
 
 import click
 
+from afr.cypher.hints import locate as locate_fix
+from afr.cypher.hints import locate_text
 from afr.errors import AfrError
 
-from .carets import locate, where, with_places
+from .carets import where, with_places
 from .context import Context, handle_errors, note, pass_ctx, warn
 from .exit_codes import llm_exit_code
 from .options import (
@@ -318,33 +320,27 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
 def _echo_carets(dropped, query: str) -> None:
     """Under each dropped part that can be found in the query: the line with carets."""
     for d in dropped:
-        pos = locate(d.text, query)
+        pos = locate_text(d.text, query)
         if pos is not None:
-            for line in pos.caret_lines("  "):
+            for line in pos.caret_lines(query, indent="  "):
                 click.echo(line, err=True)
 
 
 def _print_fixes(text: str, fixes: list) -> None:
     """Each fix on stderr: what changed and why, and a caret under the word concerned."""
-    from afr.cypher.hints import locate
-
-    lines = text.splitlines() or [""]
     for f in fixes:
         change = f"{f.before} → {f.after}" if f.after is not None else f"{f.before} dropped"
         click.echo(f"fix: {f.kind} {f.where}: {change}" + (f" ({f.note})" if f.note else ""),
                    err=True)
-        hint = locate(text, f)
+        hint = locate_fix(text, f)
         meant = f.after
         if meant is not None and f.kind.startswith("property"):
             meant = meant.split(" ", 1)[0].split(".", 1)[-1]  # "c.year > 2" → year
-        if hint is not None and hint.line < len(lines):
-            number = f"{hint.line + 1} | "
-            click.echo(f"  {number}{lines[hint.line]}", err=True)
-            click.echo("  " + " " * (len(number) - 2) + "| " + " " * hint.column
-                       + "^" * hint.width
-                       + (f" did you mean {meant!r}?" if meant is not None
-                          and f.kind.startswith(("node_label", "edge_label", "property"))
-                          else ""), err=True)
+        if hint is not None:
+            label = (f"did you mean {meant!r}?" if meant is not None
+                     and f.kind.startswith(("node_label", "edge_label", "property")) else "")
+            for line in hint.caret_lines(text, indent="  ", fill="^", label=label):
+                click.echo(line, err=True)
 
 
 def _print_graph(data: dict, query: str) -> None:
@@ -360,9 +356,9 @@ def _print_graph(data: dict, query: str) -> None:
         click.echo(f"  ({t['head']})-[:{t['edge'] or ''}{hops}]{arrow}({t['tail']})")
     for d in data["dropped"]:
         click.echo(f"  dropped{where(d['text'], query)}: {d['text']!r} — {d['reason']}")
-        pos = locate(d["text"], query)
+        pos = locate_text(d["text"], query)
         if pos is not None:
-            for line in pos.caret_lines("    "):
+            for line in pos.caret_lines(query, indent="    "):
                 click.echo(line)
 
 

@@ -31,6 +31,7 @@ from afr.cypher.extract import cut_prose_after, extract_query
 from afr.errors import LLMError
 from afr.pipeline.grounding import GroundedCypher
 from afr.pipeline.prompts import render_messages
+from afr.pipeline.write_cypher import schema_context
 from afr.store.skb import SkbSchema
 
 OUTCOMES = ("valid", "fixed", "repaired", "unanswerable", "failed")
@@ -119,16 +120,9 @@ def repair_messages(question: str, cypher: str, found: list[str],
                     hints: list[dict[str, Any]], schema: SkbSchema, target_type: str | None,
                     examples: dict[str, list[str]], *, prompts_dir: str | None
                     ) -> list[dict]:
-    labels = {t.type: t.label for t in schema.node_types.values()}
-    node_labels = [{"name": t.label, "examples": examples.get(t.type, [])}
-                   for t in schema.node_types.values()]
-    relations = [{"label": e.label, "source": labels.get(e.source_type or ""),
-                  "target": labels.get(e.target_type or "")}
-                 for e in schema.edge_types.values()]
     return render_messages("cypher_repair", prompts_dir, question=question, cypher=cypher,
                            problems=found, suggestions=hints,
-                           target_type=labels.get(target_type or ""),
-                           node_labels=node_labels, relations=relations)
+                           **schema_context(schema, target_type, examples))
 
 
 def repair_round(llm: Any, question: str, cypher: str, steps: GroundedCypher,

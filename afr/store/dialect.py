@@ -65,36 +65,58 @@ def _postgres_types(node):
 _DUCKDB_COSINE = re.compile(rf"\b{COSINE_PLACEHOLDER}\s*\(", re.IGNORECASE)
 
 
-def split_sql(text: str) -> list[str]:
-    """Statements of a script, without comments; ``;`` and ``--`` inside quotes are text."""
-    statements, current, i, n = [], [], 0, len(text)
+def sql_pieces(text: str) -> list[tuple[bool, str]]:
+    """``text`` cut into (is_code, piece): quoted strings and identifiers (a doubled quote
+    escapes) and comments are not code, so ``;``, ``$`` or ``--`` inside them are text.
+    The one SQL scanner: statements are split and placeholders found on its pieces."""
+    pieces: list[tuple[bool, str]] = []
+    i, start, n = 0, 0, len(text)
     while i < n:
         ch = text[i]
+        end = -1
         if ch in "'\"":
             end = i + 1
             while end < n:
                 if text[end] == ch:
-                    if end + 1 < n and text[end + 1] == ch:  # a doubled quote escapes
+                    if end + 1 < n and text[end + 1] == ch:
                         end += 2
                         continue
                     break
                 end += 1
-            current.append(text[i:end + 1])
-            i = end + 1
+            end = min(end + 1, n)
         elif text.startswith("--", i):
-            i = text.find("\n", i)
-            i = n if i < 0 else i
+            end = text.find("\n", i)
+            end = n if end < 0 else end
         elif text.startswith("/*", i):
             end = text.find("*/", i + 2)
-            i = n if end < 0 else end + 2
-            current.append(" ")
-        elif ch == ";":
+            end = n if end < 0 else end + 2
+        if end < 0:
+            i += 1
+            continue
+        if start < i:
+            pieces.append((True, text[start:i]))
+        pieces.append((False, text[i:end]))
+        i = start = end
+    if start < n:
+        pieces.append((True, text[start:]))
+    return pieces
+
+
+def split_sql(text: str) -> list[str]:
+    """Statements of a script, without comments; ``;`` and ``--`` inside quotes are text."""
+    statements: list[str] = []
+    current: list[str] = []
+    for is_code, piece in sql_pieces(text):
+        if not is_code:
+            comment = piece.startswith(("--", "/*"))
+            current.append(" " if comment and piece.startswith("/*") else
+                           "" if comment else piece)
+            continue
+        parts = piece.split(";")
+        current.append(parts[0])
+        for part in parts[1:]:
             statements.append("".join(current))
-            current = []
-            i += 1
-        else:
-            current.append(ch)
-            i += 1
+            current = [part]
     statements.append("".join(current))
     return [s.strip() for s in statements if s.strip()]
 

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from afr.errors import AfrError
-from afr.store.dialect import Dialect
+from afr.store.dialect import Dialect, sql_pieces
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 # A named placeholder: $name (DuckDB, and what users write) or %(name)s (psycopg).
@@ -23,46 +23,10 @@ _PLACEHOLDER = re.compile(rf"\$({_NAME})(?![\w$])|%\(({_NAME})\)s")
 _MARK = "afr_param__"
 
 
-def _outside_quotes(text: str) -> list[tuple[bool, str]]:
-    """``text`` cut into (is_code, piece): quoted strings, quoted identifiers and comments
-    are not code, so a ``$`` or ``%`` inside them is left alone."""
-    pieces: list[tuple[bool, str]] = []
-    i, start, n = 0, 0, len(text)
-    while i < n:
-        ch = text[i]
-        end = -1
-        if ch in "'\"":
-            end = i + 1
-            while end < n:
-                if text[end] == ch:
-                    if end + 1 < n and text[end + 1] == ch:
-                        end += 2
-                        continue
-                    break
-                end += 1
-            end = min(end + 1, n)
-        elif text.startswith("--", i):
-            end = text.find("\n", i)
-            end = n if end < 0 else end
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-        if end < 0:
-            i += 1
-            continue
-        if start < i:
-            pieces.append((True, text[start:i]))
-        pieces.append((False, text[i:end]))
-        i = start = end
-    if start < n:
-        pieces.append((True, text[start:]))
-    return pieces
-
-
 def _replace_placeholders(sql: str, replace: Any) -> str:
     """``sql`` with every placeholder outside quotes replaced by ``replace(name)``."""
     out = []
-    for is_code, piece in _outside_quotes(sql):
+    for is_code, piece in sql_pieces(sql):
         if is_code:
             piece = _PLACEHOLDER.sub(lambda m: replace(m.group(1) or m.group(2)), piece)
         out.append(piece)
@@ -139,7 +103,7 @@ def bind_user_params(sql: str, params: dict[str, Any], dialect: Dialect
         return sql, values
     # psycopg reads every % of a statement with parameters as a placeholder's start.
     out = []
-    for is_code, piece in _outside_quotes(sql):
+    for is_code, piece in sql_pieces(sql):
         if not is_code:
             out.append(piece.replace("%", "%%"))
             continue
