@@ -324,6 +324,10 @@ def test_help_and_readme_examples_run(tmp_path: Path, monkeypatch: pytest.Monkey
                 argv = [{"3f2a9c": seen_ids[0], "81be07": seen_ids[1], "ID": seen_ids[0],
                          "id=ID": f"id={seen_ids[0]}", "A": seen_ids[0],
                          "B": seen_ids[1]}.get(a, a) for a in argv]
+            if argv[:2] == ["runs", "show"]:  # a real run id of this store
+                afr(*db, "ask", QUESTION)
+                latest = json.loads(afr(*db, "runs", "--json").stdout)["runs"][0]
+                argv = [*argv[:2], latest["run_id"], *argv[3:]]
             if argv[:1] == ["synth"]:  # the same shape, smaller
                 argv = [a if a != "2000" and a != "5000" else "300" for a in argv]
             if argv[:1] == ["eval"] and argv[1] not in ("list", "show", "export", "compare",
