@@ -11,7 +11,7 @@ import click
 from afr import __version__
 from afr.progress import enabled_by_default
 
-from . import ask_commands, eval_commands, store_commands, synth_commands
+from . import ask_commands, eval_commands, index_commands, store_commands, synth_commands
 from .context import DB_HELP, Context
 
 
@@ -44,7 +44,7 @@ def cli(ctx: click.Context, db: str | None, schema: str | None, progress: bool |
     ctx.obj = Context(db, schema, enabled_by_default() if progress is None else progress)
 
 
-for _module in (store_commands, ask_commands, eval_commands, synth_commands):
+for _module in (store_commands, index_commands, ask_commands, eval_commands, synth_commands):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

@@ -72,10 +72,12 @@ def load(ctx: Context, source: Path, fmt: str, dataset: str | None, replace: boo
 @click.option("--batch-size", default=256, show_default=True, type=click.IntRange(1, 100000),
               help="Nodes per embedding request (each batch is committed on its own).")
 @click.option("--rebuild", is_flag=True, help="Drop existing vectors and embed everything again.")
+@click.option("--index", "lexical", is_flag=True,
+              help="Also build the lexical (BM25) index, as `afr index` does.")
 @pass_ctx
 @handle_errors
 def embed(ctx: Context, model: str | None, variants: tuple[str, ...], batch_size: int,
-          rebuild: bool) -> None:
+          rebuild: bool, lexical: bool) -> None:
     """Embed node documents for vector search — incremental and resumable.
 
     Two document variants are kept: `doc` (name, attributes, text) serves symbol search
@@ -96,6 +98,9 @@ def embed(ctx: Context, model: str | None, variants: tuple[str, ...], batch_size
         click.echo(f"{variant}: embedded {n:,} nodes now, {report.total.get(variant, 0):,} in "
                    f"all ({report.model_id}, dim {report.dim})")
     click.echo(f"done in {report.seconds:.1f} s")
+    if lexical:
+        from .index_commands import build_index
+        build_index(ctx, store)
 
 
 @click.command()
