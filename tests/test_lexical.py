@@ -103,4 +103,4 @@ def test_index_is_incremental_and_scores_match_across_stores(
         scores.append(bm25(store, "python exception module defined", k=50))
     (duck, pg) = scores
     assert [n for n, _ in duck] == [n for n, _ in pg]
-    assert all(math.isclose(a, b, abs_tol=1e-9) for (_, a), (_, b) in zip(duck, pg))
+    assert all(math.isclose(a, b, abs_tol=1e-9) for (_, a), (_, b) in zip(duck, pg, strict=True))

@@ -38,12 +38,13 @@ def has_lexical_index(store: Store) -> bool:
     return store._fact("lexical_index", read)
 
 
-def bm25(store: Store, query: str | Sequence[str], *, params: BM25Params = BM25Params(),
+def bm25(store: Store, query: str | Sequence[str], *, params: BM25Params | None = None,
          types: Sequence[str] | None = None, ids: Sequence[int] | None = None,
          k: int | None = None) -> list[tuple[int, float]]:
     """(node id, BM25 score) best first, for a query text (tokenised here) or its tokens;
     nodes without any query term are left out. ``ids`` restricts the scoring to those
-    nodes; ``k`` cuts the list (None: all)."""
+    nodes; ``k`` cuts the list (None: all). ``params``: the settings' by default."""
+    params = params or BM25Params.from_settings()
     terms = tokenize(query, stopwords=params.stopwords) if isinstance(query, str) \
         else list(query)
     terms = list(dict.fromkeys(terms))

@@ -31,9 +31,10 @@ class LexicalReport:
     seconds: float = 0.0
 
 
-def build_lexical_index(store: Store, *, params: BM25Params = BM25Params(),
+def build_lexical_index(store: Store, *, params: BM25Params | None = None,
                         batch_size: int = 1000, progress: bool = True) -> LexicalReport:
     started = time.perf_counter()
+    params = params or BM25Params.from_settings()
     store.require_skb()
     store.require_initialised()  # an older store gets the lexical tables first
     missing = [int(r[0]) for r in store.run("lexical/missing.sql")]
