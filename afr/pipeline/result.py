@@ -55,11 +55,13 @@ class AskResult:
     rerank_prompts: int = 0
     llm_new_calls: int = 0  # calls that reached the LLM (the rest came from the cache)
     llm_tokens_all: int = 0  # tokens of all calls, cached replies included: the method's cost
+    link_confidence: float = 1.0  # how far the Cypher is trusted (offline guesses: less)
     # The strands behind the final list, for evaluation ablations (not logged, not in JSON):
     # all grounded answers by (level, similarity), the plain VSS list, the list before step 8.
     graph_ranked: list[Candidate] = field(default_factory=list, repr=False)
     vss_ranked: list[tuple[int, float]] = field(default_factory=list, repr=False)
     pre_rerank: list[Candidate] = field(default_factory=list, repr=False)
+    lexical_ranked: list[tuple[int, float]] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {

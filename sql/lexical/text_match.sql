@@ -1,6 +1,7 @@
--- Which of the nodes $ids satisfy every text condition: a node's text (column `text`) or,
--- for name conditions, its name or one of its aliases, compared case-insensitively with
--- an escaped LIKE pattern ($p0, $p1, …; `\` escapes % and _).
+-- Which of the nodes satisfy every text condition: a node's text (column text) or, for
+-- name conditions, its name or one of its aliases, compared case-insensitively with an
+-- escaped LIKE pattern (one bound parameter per condition; a backslash escapes the
+-- wildcards).
 SELECT n.id
 FROM nodes AS n
 WHERE TRUE
