@@ -6,17 +6,17 @@ import math
 
 import pytest
 
+from afr.cypher.model import Condition
+from afr.embed import make_embedder
 from afr.lexical.index import build_lexical_index
 from afr.load import load_skb_dir
 from afr.pipeline.ask import Pipeline
 from afr.pipeline.config import AskConfig
 from afr.pipeline.fusion import fuse
 from afr.pipeline.hybrid_ranking import text_conditions
-from afr.cypher.model import Condition
 from afr.resources import demo_skb_dir
 from afr.store.base import Store
 from afr.vectors import embed_store
-from afr.embed import make_embedder
 
 
 def test_rrf_by_hand() -> None:

@@ -34,6 +34,7 @@ from afr.store.skb import SkbSchema
 POOL = 100  # depth of the vector and BM25 lists fused over the target type
 TEXT_ATTRIBUTES = ("text", "description", "abstract", "content", "summary")
 WEAK_LINKING = 0.5  # below this confidence the graph strand only re-ranks
+BAND_MAX = 5  # the first level's answers lead the final list when at most this many
 
 
 @dataclass
@@ -114,8 +115,13 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
             signals.append((bm25(store, question, types=types, ids=ids), weights.lexical))
             for t in text_signals:
                 signals.append((bm25(store, t, types=types, ids=ids), weights.text))
-        graph = [by_id[n] for n, _ in fuse(signals, method=weights.fusion,
-                                           rrf_k=weights.rrf_k)]
+        fused_graph = [by_id[n] for n, _ in fuse(signals, method=weights.fusion,
+                                                 rrf_k=weights.rrf_k)]
+        # Level first only within the confident band: the answers of the first scope
+        # level lead (ordered by relevance), the rest follow by fused relevance.
+        first = min(c.level or 0 for c in graph)
+        graph = [c for c in fused_graph if (c.level or 0) == first] + \
+            [c for c in fused_graph if (c.level or 0) != first]
     depth = max(POOL, k)
     vss = vss_strand(store, qvec, types, depth)
     lexical = bm25(store, question, types=types, k=depth) if lexical_ok else []
@@ -127,7 +133,15 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
                      "re-ranks the vector and BM25 candidates")
     graph_list = [(c.node_id, 0.0) for c in graph[:depth]]
     fused = fuse([(graph_list, trust), (vss, weights.dense), (lexical, weights.lexical)],
-                 method=weights.fusion, rrf_k=weights.rrf_k, only=pool)[:k]
+                 method=weights.fusion, rrf_k=weights.rrf_k, only=pool)
+    if graph and confidence >= WEAK_LINKING:
+        # the confident band (first-level answers, a handful) leads the final list
+        band = [c.node_id for c in graph if c.level == graph[0].level]
+        if len(band) <= BAND_MAX:
+            top = {n: s for n, s in fused}
+            fused = [(n, top.get(n, 0.0)) for n in band] + \
+                [(n, s) for n, s in fused if n not in set(band)]
+    fused = fused[:k]
     dense_score = dict(vss)
     lex_score = dict(lexical)
     vss_top = {n for n, _ in vss[:k]}
