@@ -25,6 +25,19 @@ The settings file is optional. Looked up in this order, the first that exists wi
 
     [prompts]
     dir = "~/my-afr-prompts"
+
+    [ranking]                         # BM25 and the hybrid ranking (docs/method.md)
+    k1 = 1.2                          # BM25 term-frequency saturation
+    b = 0.75                          # BM25 length normalisation
+    stopwords = true                  # drop English stopwords (rebuild the index after a change)
+    fusion = "rrf"                    # rrf (reciprocal rank) or linear (min-max normalised)
+    rrf_k = 60
+    dense = 1.0                       # weights of the signals fused
+    lexical = 1.0
+    graph = 2.0
+    level = 1.0
+    text = 1.0
+    offline_trust = 0.5               # the offline formalizer's Cypher counts this much
 """
 
 from __future__ import annotations
@@ -41,6 +54,14 @@ from afr.errors import AfrError, LLMError
 STEPS = ("target", "cypher", "rerank")
 EFFORTS = ("minimal", "low", "medium", "high")
 DEFAULT_EFFORT = {"target": "medium", "cypher": "medium", "rerank": "low"}
+FUSIONS = ("rrf", "linear")
+# The [ranking] table's keys and defaults: BM25's parameters and the hybrid ranking's
+# fusion (afr.pipeline.fusion), chosen by measurement (bench/).
+RANKING_DEFAULTS: dict[str, Any] = {
+    "k1": 1.2, "b": 0.75, "stopwords": True, "fusion": "rrf", "rrf_k": 60.0,
+    "dense": 1.0, "lexical": 1.0, "graph": 2.0, "level": 1.0, "text": 1.0,
+    "offline_trust": 0.5,
+}
 _LLM_KEYS = {"base_url": str, "model": str, "api_key": str, "api_key_env": str,
              "timeout_s": (int, float), "max_retries": int, "temperature": (int, float),
              "max_tokens": int, "reasoning_effort": str, "steps": dict}
@@ -79,7 +100,7 @@ def _read(path: str, mtime: float) -> dict[str, Any]:
 def _check(path: str, data: dict[str, Any]) -> None:
     """Reject unknown keys and wrong types with the file and key named: a typo in a settings
     file should not be silently ignored."""
-    known = {"llm", "prompts"}
+    known = {"llm", "prompts", "ranking"}
     for key in data:
         if key not in known:
             raise AfrError(f"settings file {path}: unknown section [{key}] "
@@ -104,6 +125,18 @@ def _check(path: str, data: dict[str, Any]) -> None:
     prompts = data.get("prompts", {})
     if not isinstance(prompts, dict) or set(prompts) - {"dir"}:
         raise AfrError(f"settings file {path}: [prompts] takes only dir")
+    ranking = data.get("ranking", {})
+    if not isinstance(ranking, dict):
+        raise AfrError(f"settings file {path}: 'ranking' must be a table")
+    for key, value in ranking.items():
+        if key not in RANKING_DEFAULTS:
+            raise AfrError(f"settings file {path}: unknown key ranking.{key} "
+                           f"(known: {', '.join(RANKING_DEFAULTS)})")
+        want = type(RANKING_DEFAULTS[key])
+        ok = isinstance(value, want) if want in (bool, str) else \
+            isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+        if not ok or (key == "fusion" and value not in FUSIONS):
+            raise AfrError(f"settings file {path}: ranking.{key} has the wrong type or value")
 
 
 def load_settings() -> dict[str, Any]:
@@ -142,6 +175,11 @@ def step_settings() -> tuple[dict[str, str], dict[str, str]]:
 def prompts_dir_setting() -> str | None:
     value = load_settings().get("prompts", {}).get("dir")
     return str(Path(value).expanduser()) if value else None
+
+
+def ranking_settings() -> dict[str, Any]:
+    """The [ranking] table over its defaults."""
+    return {**RANKING_DEFAULTS, **load_settings().get("ranking", {})}
 
 
 def llm_environment() -> dict[str, Any]:

@@ -13,7 +13,14 @@ import click
 from afr import __version__
 from afr.progress import enabled_by_default
 
-from . import ask_commands, eval_commands, runs_commands, store_commands, synth_commands
+from . import (
+    ask_commands,
+    eval_commands,
+    index_commands,
+    runs_commands,
+    store_commands,
+    synth_commands,
+)
 from .context import DB_HELP, Context, quiet_broken_pipe
 
 # The global options that name the store: accepted after the command too.
@@ -91,7 +98,8 @@ def cli(ctx: click.Context, db: str | None, schema: str | None, progress: bool |
     ctx.obj = Context(db, schema, enabled_by_default() if progress is None else progress)
 
 
-for _module in (store_commands, ask_commands, runs_commands, eval_commands, synth_commands):
+for _module in (store_commands, index_commands, ask_commands, runs_commands, eval_commands,
+                synth_commands):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

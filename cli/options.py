@@ -58,7 +58,7 @@ mode_option = click.option(
 no_edge_types_option = click.option(
     "--no-edge-types", is_flag=True, help="Let any relation satisfy a triplet.")
 
-_ASK_PARAMS = ("k", "l_max", "alpha", "mode", "no_edge_types", "reranker",
+_ASK_PARAMS = ("k", "l_max", "alpha", "mode", "no_edge_types", "method", "ranking", "reranker",
                "rerank_concurrency", "llm_url", "llm_model", "offline", "no_cache",
                "step_model", "effort", "prompts_dir", "no_log", "no_fix", "repair",
                "weak_vss", "exact")
@@ -75,6 +75,16 @@ def ask_options(*, concurrency_flag: str) -> Callable:
                      help="Share of the k answers taken from the graph strand."),
         mode_option,
         no_edge_types_option,
+        click.option("--method", type=click.Choice(["af", "vss", "bm25", "hybrid"]),
+                     default="af", show_default=True,
+                     help="af: the Autofocus-Retriever; vss / bm25 / hybrid: plain vector, "
+                          "BM25 or fused retrieval over the target type (no Cypher). BM25 "
+                          "needs 'afr index'."),
+        click.option("--ranking", type=click.Choice(["paper", "hybrid"]), default="paper",
+                     show_default=True,
+                     help="Steps 6–7: the paper's (graph answers first, by level) or hybrid "
+                          "(graph evidence fused with similarity and BM25; needs 'afr "
+                          "index')."),
         click.option("--reranker", type=click.Choice(["pairwise", "listwise", "pointwise",
                                                       "none"]),
                      default="pairwise", show_default=True, help="Step 8 (needs an LLM)."),
@@ -140,8 +150,8 @@ def ask_config(**given_values: Any) -> AskConfig:
 
     values = dict(given_values)
     fields: dict[str, Any] = {}
-    for name in ("k", "l_max", "alpha", "mode", "reranker", "rerank_concurrency",
-                 "prompts_dir", "repair", "weak_vss"):
+    for name in ("k", "l_max", "alpha", "mode", "method", "ranking", "reranker",
+                 "rerank_concurrency", "prompts_dir", "repair", "weak_vss"):
         if name in values:
             fields[name] = values.pop(name)
     for flag, field, value in (("no_edge_types", "use_edge_types", False),

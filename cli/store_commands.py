@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from .context import Context, UsageProblem, handle_errors, note, pass_ctx, warn
+from .index_commands import build_index
 from .output import echo_rows, format_table, json_text
 
 
@@ -94,10 +95,12 @@ def load(ctx: Context, source: Path, fmt: str, dataset: str | None, replace: boo
 @click.option("--rebuild", is_flag=True,
               help="Embed everything again into shadow tables that replace the old vectors "
                    "only when complete (a rerun continues an unfinished rebuild).")
+@click.option("--index", "lexical", is_flag=True,
+              help="Also build the lexical (BM25) index, as `afr index` does.")
 @pass_ctx
 @handle_errors
 def embed(ctx: Context, model: str | None, variants: tuple[str, ...], batch_size: int,
-          rebuild: bool) -> None:
+          rebuild: bool, lexical: bool) -> None:
     """Embed node documents for vector search — incremental and resumable.
 
     Two document variants are kept: `doc` (name, attributes, text) serves symbol search
@@ -115,6 +118,8 @@ def embed(ctx: Context, model: str | None, variants: tuple[str, ...], batch_size
         embedder = make_embedder(spec)
         report = embed_store(store, embedder, variants=variants or ("doc", "doc_rel"),
                              batch_size=batch_size, rebuild=rebuild, progress=ctx.progress)
+        if lexical:
+            build_index(ctx, store)
     finally:
         store.close()  # at once, also after a failure: DuckDB allows one writer
     if report.resumed:

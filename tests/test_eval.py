@@ -147,7 +147,7 @@ def test_eval_demo_offline(db: Path) -> None:
                              {"e": summary["eval_id"]})[0][0]
     finally:
         store.close()
-    assert n_variants == 22 * 5 and logged == 22
+    assert n_variants == 22 * 10 and logged == 22  # 5 ablations + 5 methods (issue 11)
 
 
 # -- with an LLM -------------------------------------------------------------------------
@@ -360,7 +360,8 @@ def test_list_show_export_compare(db: Path, tmp_path: Path) -> None:
                                                "hit@1", "mrr", "error"}
     exported = json.loads((tmp_path / "a.json").read_text())
     assert len(exported["questions"]) == 8
-    assert set(exported["questions"][0]["variants"]) == {"1+7", "1-5", "1-6", "1-7", "1-8"}
+    assert set(exported["questions"][0]["variants"]) == {
+        "1+7", "1-5", "1-6", "1-7", "1-8", "vss", "bm25", "hybrid", "af:paper", "af:hybrid"}
     mean_mrr = sum(float(r["mrr"]) for r in rows) / 8
     assert mean_mrr == pytest.approx(exported["summary"]["metrics"]["1-8"]["mrr"])
     data = invoke_json(db, "compare", a, b)

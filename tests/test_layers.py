@@ -3,7 +3,7 @@
     cli
     evaluate · demo · synth
     pipeline
-    ground (→ cypher) · vectors (→ embed)
+    ground (→ cypher) · lexical (→ vectors) · vectors (→ embed)
     cypher · embed · llm · load
     store
     root modules (errors, settings, resources, text, progress)
@@ -37,8 +37,10 @@ ALLOWED: dict[str, set[str]] = {
     "load": {"store", "root"},
     "ground": {"cypher", "store", "root"},
     "vectors": {"embed", "store", "root"},
-    "pipeline": {"ground", "vectors", "cypher", "embed", "llm", "store", "root"},
-    "evaluate": {"pipeline", "ground", "vectors", "cypher", "embed", "llm", "store", "root"},
+    "lexical": {"vectors", "embed", "store", "root"},  # indexes vectors' node documents
+    "pipeline": {"ground", "lexical", "vectors", "cypher", "embed", "llm", "store", "root"},
+    "evaluate": {"pipeline", "ground", "lexical", "vectors", "cypher", "embed", "llm", "store",
+                 "root"},
     "demo": {"load", "vectors", "embed", "store", "root"},
     "synth": {"ground", "cypher", "store", "root"},
 }

@@ -8,7 +8,11 @@ calls:
 - ``1-5``: the grounded answers, in the order of the level at which they appeared, then id;
 - ``1-6``: the graph strand: grounded answers by level, then similarity to the question;
 - ``1-7``: graph strand topped up with vector search, before reranking;
-- ``1-8``: the final, reranked list.
+- ``1-8``: the final, reranked list;
+- ``vss``, ``bm25``, ``hybrid``: the plain methods over the same target type (``--method``),
+  side by side with the question's own method;
+- ``af:paper``, ``af:hybrid``: steps 1–7 with the paper's and with the hybrid ranking, from
+  the same grounding (AF asks only).
 
 Sweeps vary one knob: ``alpha`` recombines the stored strands (no retrieval re-run),
 ``l_max`` re-grounds the question's Cypher from the first pass (no LLM), ``reranker``
@@ -20,13 +24,22 @@ from __future__ import annotations
 from dataclasses import replace
 
 from afr.errors import AfrError
+from afr.lexical import has_lexical_index
 from afr.pipeline.ask import Pipeline
 from afr.pipeline.config import RERANKERS
+from afr.pipeline.fusion import FusionWeights
+from afr.pipeline.hybrid_ranking import (
+    baseline,
+    hybrid_strands,
+    paper_strands,
+    target_text_conditions,
+)
 from afr.pipeline.ranking import combine, vss_strand
 from afr.pipeline.result import AskResult
 from afr.vectors.search import query_vector
 
 VARIANTS = ("1+7", "1-5", "1-6", "1-7", "1-8")
+METHOD_VARIANTS = ("vss", "bm25", "hybrid", "af:paper", "af:hybrid")
 FINAL = "1-8"
 SWEEP_KNOBS = ("alpha", "l_max", "reranker")
 
@@ -70,7 +83,7 @@ def parse_sweeps(specs: list[str] | tuple[str, ...]) -> dict[str, list]:
 
 
 def variant_names(sweeps: dict[str, list]) -> list[str]:
-    names = list(VARIANTS)
+    names = list(VARIANTS) + list(METHOD_VARIANTS)
     for knob in SWEEP_KNOBS:
         names += [f"{knob}={_fmt(v)}" for v in sweeps.get(knob, [])]
     return names
@@ -110,6 +123,7 @@ class VariantMaker:
             "1-7": [c.node_id for c in result.pre_rerank],
             "1-8": [a.node_id for a in result.answers],
         }
+        out.update(self._methods(question, result))
         for alpha in self.sweeps.get("alpha", []):
             out[f"alpha={_fmt(alpha)}"] = self._recombine(question, result, alpha)
         for l_max, pipe in self.l_max_pipelines.items():
@@ -118,6 +132,33 @@ class VariantMaker:
             out[f"l_max={l_max}"] = [a.node_id for a in again.answers]
         for method in self.sweeps.get("reranker", []):
             out[f"reranker={method}"] = self._rerank(question, result, method)
+        return out
+
+    def _methods(self, question: str, result: AskResult) -> dict[str, list[int]]:
+        """The plain methods and both rankings of the AF strands, for the same question."""
+        pipe = self.pipeline
+        cfg, store = pipe.config, pipe.store
+        k = cfg.k
+        types = [result.target_type] if result.target_type else pipe.schema.candidate_types
+        qvec = query_vector(store, pipe.embedder, question)
+        weights = FusionWeights.from_settings()
+        out = {}
+        for method in ("vss", "bm25", "hybrid"):
+            if method != "vss" and not has_lexical_index(store):
+                out[method] = []
+                continue
+            out[method] = [c.node_id for c in baseline(store, qvec, question, types, k, method,
+                                                       weights)]
+        if cfg.method != "af":
+            out["af:paper"] = out["af:hybrid"] = []
+            return out
+        grounded = result.grounding.answers if result.grounding else []
+        out["af:paper"] = [c.node_id for c in paper_strands(store, qvec, grounded, types, k,
+                                                             cfg.graph_quota).final]
+        strands = hybrid_strands(store, qvec, question, grounded, types, k, weights=weights,
+                                 confidence=result.link_confidence,
+                                 text=target_text_conditions(result))
+        out["af:hybrid"] = [c.node_id for c in strands.final]
         return out
 
     def _recombine(self, question: str, result: AskResult, alpha: float) -> list[int]:

@@ -24,7 +24,8 @@ from afr.llm import LLMClient, LLMConfig, LLMUnavailableError, StoreLLMCache, Wa
 from afr.pipeline.config import AskConfig
 from afr.pipeline.filters import AttributeCatalog
 from afr.pipeline.grounding import GroundedCypher, ground_cypher, provenance
-from afr.pipeline.offline import formalize
+from afr.pipeline.hybrid_ranking import plain_candidates, rank_hybrid
+from afr.pipeline.offline import formalize, guess_target_type
 from afr.pipeline.ranking import combine, graph_strand, vss_strand
 from afr.pipeline.repair import repair_round, run_outcome
 from afr.pipeline.rerank import rerank
@@ -79,6 +80,8 @@ class Pipeline:
         # calls of other questions asked at the same time (afr eval --concurrency).
         llm = _QuestionLLM(self.llm) if self.llm is not None else None
 
+        if cfg.method != "af":  # plain retrieval: no Cypher, no grounding
+            return self._ask_plain(question, result, timer, target_type, eval_id, question_id)
         if cypher is not None:
             result.cypher, result.target_type = cypher, target_type
         else:
@@ -102,23 +105,51 @@ class Pipeline:
         grounded = result.grounding.answers if result.grounding else []
 
         qvec = query_vector(self.store, self.embedder, question)
-        with timer.step("6_vss_grounded"):
-            # all grounded answers are scored anyway; the quota cuts them (ablations use all)
-            result.graph_ranked = graph_strand(self.store, qvec, grounded, len(grounded))
-            graph_part = result.graph_ranked[:max(cfg.graph_quota, 0)]
+        if cfg.ranking == "hybrid":
+            with timer.step("6_7_hybrid"):
+                candidates = rank_hybrid(self.store, qvec, result, self.schema, cfg)
+        else:
+            with timer.step("6_vss_grounded"):
+                # all grounded answers are scored anyway; the quota cuts them (ablations
+                # use all)
+                result.graph_ranked = graph_strand(self.store, qvec, grounded, len(grounded))
+                graph_part = result.graph_ranked[:max(cfg.graph_quota, 0)]
         if gquery is not None and result.graph_ranked:
             with timer.step("provenance"):
                 result.warnings += provenance(self.store, gquery, result.graph_ranked[:cfg.k],
                                               l_max=cfg.l_max)
-        with timer.step("7_vss_topup"):
-            types = [result.target_type] if result.target_type else self.schema.candidate_types
-            vss = vss_strand(self.store, qvec, types, cfg.k + len(graph_part))
-            candidates = combine(graph_part, vss, cfg.k)
-            result.vss_ranked, result.pre_rerank = vss, list(candidates)
+        if cfg.ranking != "hybrid":
+            with timer.step("7_vss_topup"):
+                types = [result.target_type] if result.target_type \
+                    else self.schema.candidate_types
+                vss = vss_strand(self.store, qvec, types, cfg.k + len(graph_part))
+                candidates = combine(graph_part, vss, cfg.k)
+                result.vss_ranked, result.pre_rerank = vss, list(candidates)
+        top_vss = result.vss_ranked[0][1] if result.vss_ranked else None
         result.outcome = run_outcome(
             fixes=len(result.fixes), repaired=bool(result.repair and result.repair["used"]),
-            grounded=len(grounded), top_vss=vss[0][1] if vss else None,
-            weak_vss=cfg.weak_vss)
+            grounded=len(grounded), top_vss=top_vss, weak_vss=cfg.weak_vss)
+        self._finish_ask(question, result, candidates, timer, llm, eval_id, question_id)
+        return result
+
+    def _ask_plain(self, question: str, result: AskResult, timer: Timer,
+                   target_type: str | None, eval_id: str | None,
+                   question_id: str | None) -> AskResult:
+        """``method`` vss, bm25 or hybrid: one list over the target type (given, else the
+        offline formalizer's guess, else every candidate type)."""
+        result.target_type = target_type or guess_target_type(question, self.schema)
+        qvec = query_vector(self.store, self.embedder, question)
+        with timer.step("7_" + self.config.method):
+            candidates = plain_candidates(self.store, qvec, question, result, self.schema,
+                                          self.config)
+        self._finish_ask(question, result, candidates, timer, None, eval_id, question_id)
+        return result
+
+    def _finish_ask(self, question: str, result: AskResult, candidates: list[Candidate],
+                    timer: Timer, llm: Any, eval_id: str | None,
+                    question_id: str | None) -> None:
+        """Step 8, the answers, the log."""
+        cfg = self.config
 
         details = self.store.node_details([c.node_id for c in candidates])
         positions = self._rerank(question, candidates, result, llm=llm, details=details,
@@ -139,7 +170,6 @@ class Pipeline:
                 # The answers are found; a store that cannot take the log (full disk,
                 # read-only) should not cost the user them.
                 result.warnings.append(f"this run was not logged ({exc})")
-        return result
 
     def ground_cypher(self, cypher: str, *, target_type: str | None = None,
                       timer: Timer | None = None) -> GroundedCypher:
@@ -210,6 +240,7 @@ class Pipeline:
             offline = formalize(self.store, question, self.schema, self.catalog)
         result.target_type = result.target_type or offline.target_type
         result.cypher = offline.cypher
+        result.link_confidence = offline.confidence
         result.warnings += offline.notes
 
     # -- step 8 ------------------------------------------------------------------------

@@ -9,6 +9,12 @@ from afr.cypher.resolve import Mode
 
 Reranker = Literal["pairwise", "listwise", "pointwise", "none"]
 RERANKERS: tuple[str, ...] = get_args(Reranker)  # step 8's methods; "none" skips it
+# paper: steps 6–7 as published; hybrid: fused ranking (afr.pipeline.hybrid_ranking)
+Ranking = Literal["paper", "hybrid"]
+RANKINGS: tuple[str, ...] = get_args(Ranking)
+# af: the Autofocus-Retriever; vss / bm25 / hybrid: plain retrieval over the target type
+Method = Literal["af", "vss", "bm25", "hybrid"]
+METHODS: tuple[str, ...] = get_args(Method)
 
 
 @dataclass
@@ -21,6 +27,8 @@ class AskConfig:
     reranker: Reranker = "pairwise"
     rerank_concurrency: int = 8
     rerank_with_relations: bool = True  # node descriptions carry doc_rel relations
+    ranking: Ranking = "paper"  # steps 6–7: the paper's, or the hybrid extension
+    method: Method = "af"
     exact_names_first: bool = True  # exact name/alias matches lead a constant's candidates
     exact_search: bool = False  # vector search never uses an approximate (HNSW) index
     offline: bool | None = None  # None: offline exactly when no LLM is configured

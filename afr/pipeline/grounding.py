@@ -111,5 +111,5 @@ def provenance(store: Store, query: GroundingQuery, grounded: list[Candidate], *
         warnings.append(f"provenance not recorded ({exc})")
         links = {}
     for c in grounded:
-        c.provenance = {"level": c.level, "linked_by": links.get(c.node_id, {})}
+        c.provenance = {**c.provenance, "level": c.level, "linked_by": links.get(c.node_id, {})}
     return warnings

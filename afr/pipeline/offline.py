@@ -41,6 +41,7 @@ class LinkedEntity:
     name: str
     mention: str
     span: tuple[int, int]
+    confidence: float = 1.0  # how sure the link is (see _link_confidence)
 
 
 @dataclass
@@ -49,6 +50,9 @@ class OfflineFormalization:
     cypher: str
     entities: list[LinkedEntity] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # Linking confidence in [0, 1]: the mean of the linked entities' (0 without any). The
+    # hybrid ranking trusts the Cypher this much (afr.pipeline.hybrid_ranking).
+    confidence: float = 0.0
 
 
 _LINK_CHARS = 20_000
@@ -91,6 +95,17 @@ def _hit_score(question: str, span: tuple[int, int], name: str, node_type: str,
     return score
 
 
+def _link_confidence(question: str, span: tuple[int, int],
+                     hits: list[tuple[int, str, str]], type_words: dict[str, str]) -> float:
+    """How sure a link is: a longer mention, one node only, and the question's own
+    support (type word next to it, same capitalisation) each add to it."""
+    mention = question[span[0]:span[1]]
+    score = 0.4 if " " in mention.strip() or len(mention) >= 8 else 0.2
+    score += 0.3 if len({h[0] for h in hits}) == 1 else 0.0
+    score += 0.15 * min(_hit_score(question, span, hits[0][2], hits[0][1], type_words), 2)
+    return min(score, 1.0)
+
+
 def link_entities(store: Store, question: str, exclude_words: set[str],
                   type_words: dict[str, str] | None = None) -> list[LinkedEntity]:
     # Entity names sit in a question's first sentences; a pasted megabyte would only cost
@@ -120,7 +135,9 @@ def link_entities(store: Store, question: str, exclude_words: set[str],
         hits = sorted(candidates, key=lambda h: (
             -_hit_score(question, (start, end), h[2], h[1], type_words or {}), h[0]))
         node_id, node_type, name = hits[0]
-        found.append(LinkedEntity(node_id, node_type, name, mention, (start, end)))
+        found.append(LinkedEntity(node_id, node_type, name, mention, (start, end),
+                                  _link_confidence(question, (start, end), hits,
+                                                   type_words or {})))
         if len(found) >= MAX_ENTITIES:
             break
     return sorted(found, key=lambda e: e.span[0])
@@ -300,4 +317,5 @@ def formalize(store: Store, question: str, schema: SkbSchema,
     if conditions:
         cypher += "\nWHERE " + " AND ".join(conditions)
     cypher += "\nRETURN y"
-    return OfflineFormalization(target_type, cypher, entities, notes)
+    confidence = sum(e.confidence for e in entities) / len(entities) if entities else 0.0
+    return OfflineFormalization(target_type, cypher, entities, notes, confidence)

@@ -67,11 +67,13 @@ class AskResult:
     fixes: list[Fix] = field(default_factory=list)  # deterministic fixes of the Cypher used
     repair: dict | None = None  # the repair round, when one ran (afr.pipeline.repair)
     outcome: str | None = None  # valid | fixed | repaired | unanswerable | failed
+    link_confidence: float = 1.0  # how far the Cypher is trusted (offline guesses: less)
     # The strands behind the final list, for evaluation ablations (not logged, not in JSON):
     # all grounded answers by (level, similarity), the plain VSS list, the list before step 8.
     graph_ranked: list[Candidate] = field(default_factory=list, repr=False)
     vss_ranked: list[tuple[int, float]] = field(default_factory=list, repr=False)
     pre_rerank: list[Candidate] = field(default_factory=list, repr=False)
+    lexical_ranked: list[tuple[int, float]] = field(default_factory=list, repr=False)
 
     def llm_failed(self, kind: str, message: str) -> None:
         """Record an LLM step that fell back; the gravest kind wins."""

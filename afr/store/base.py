@@ -32,10 +32,11 @@ from afr.store.dialect import DUCKDB, Dialect, split_sql
 from afr.store.skb import EdgeType, NodeType, SkbSchema
 
 T = TypeVar("T")
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 VECTOR_VARIANTS = ("doc", "doc_rel")
 # Tables that hold one SKB's data; --replace empties them.
-SKB_TABLES = ("nodes", "node_aliases", "edges", "node_types", "edge_types", "node_attributes")
+SKB_TABLES = ("nodes", "node_aliases", "edges", "node_types", "edge_types", "node_attributes",
+              "lex_postings", "lex_docs", "lex_df", "lex_stats")
 DIALECTS = ("duckdb", "postgres")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 

@@ -1,0 +1,58 @@
+"""BM25 in SQL over the lexical index (``sql/lexical/bm25.sql``), the same on every store.
+
+Lucene's variant (as bm25s names it): ``idf = ln(1 + (N − df + 0.5)/(df + 0.5))``, term
+weight ``tf / (tf + k1·(1 − b + b·len/avglen))``; N, df and avglen are those of the node
+type(s) searched, also when only a candidate set is scored. A query term counts once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from afr.lexical.tokens import tokenize
+from afr.settings import ranking_settings
+from afr.store.base import Store
+
+
+@dataclass(frozen=True)
+class BM25Params:
+    k1: float = 1.2
+    b: float = 0.75
+    stopwords: bool = True
+
+    @classmethod
+    def from_settings(cls) -> BM25Params:
+        """k1, b and stopwords from the settings file's [ranking] table (or defaults)."""
+        ranking = ranking_settings()
+        return cls(float(ranking["k1"]), float(ranking["b"]), bool(ranking["stopwords"]))
+
+
+def has_lexical_index(store: Store) -> bool:
+    """Whether ``afr index`` has indexed anything in this store (read once per store
+    object)."""
+    def read() -> bool:
+        if not store.table_exists("lex_stats"):
+            return False
+        return bool(store.run("lexical/has_index.sql"))
+    return store._fact("lexical_index", read)
+
+
+def bm25(store: Store, query: str | Sequence[str], *, params: BM25Params | None = None,
+         types: Sequence[str] | None = None, ids: Sequence[int] | None = None,
+         k: int | None = None) -> list[tuple[int, float]]:
+    """(node id, BM25 score) best first, for a query text (tokenised here) or its tokens;
+    nodes without any query term are left out. ``ids`` restricts the scoring to those
+    nodes; ``k`` cuts the list (None: all). ``params``: the settings' by default."""
+    params = params or BM25Params.from_settings()
+    terms = tokenize(query, stopwords=params.stopwords) if isinstance(query, str) \
+        else list(query)
+    terms = list(dict.fromkeys(terms))
+    if not terms or (ids is not None and len(ids) == 0):
+        return []
+    rows = store.run("lexical/bm25.sql", {
+        "terms": terms, "types": list(types) if types else None,
+        "ids": [int(i) for i in ids] if ids is not None else None,
+        "k1": float(params.k1), "b": float(params.b), "k": int(k or 0),
+    }, types=bool(types), ids=ids is not None, limit=k is not None)
+    return [(int(r[0]), float(r[1])) for r in rows]

@@ -1,0 +1,76 @@
+"""Building the lexical index (`afr index`): postings of the ``doc`` node documents.
+
+Incremental: only nodes without a ``lex_docs`` row are tokenised; each batch commits, so a
+rerun resumes. Document frequencies and per-type statistics are recomputed in SQL once at
+the end (``lexical/statistics.sql``); a run that stopped before that leaves the store
+marked, and the next run recomputes them even when no node is missing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+from afr.lexical.bm25 import BM25Params
+from afr.lexical.tokens import tokenize
+from afr.progress import bar
+from afr.store.base import Store
+from afr.vectors.documents import build_documents
+
+_STALE = "lexical_statistics_stale"
+
+
+@dataclass
+class LexicalReport:
+    indexed: int = 0  # nodes tokenised by this run
+    total: int = 0  # nodes in the index now
+    nodes: int = 0  # nodes in the store
+    postings: int = 0
+    terms: int = 0
+    seconds: float = 0.0
+
+
+def build_lexical_index(store: Store, *, params: BM25Params | None = None,
+                        batch_size: int = 1000, progress: bool = True) -> LexicalReport:
+    started = time.perf_counter()
+    params = params or BM25Params.from_settings()
+    store.require_skb()
+    store.require_initialised()  # an older store gets the lexical tables first
+    missing = [int(r[0]) for r in store.run("lexical/missing.sql")]
+    report = LexicalReport()
+    with bar(len(missing), "indexing terms", enabled=progress, unit="node") as pbar:
+        for start in range(0, len(missing), batch_size):
+            ids = missing[start:start + batch_size]
+            docs = build_documents(store, ids, "doc")
+            terms: list[str] = []
+            term_nodes: list[int] = []
+            tfs: list[int] = []
+            lens: list[int] = []
+            for node_id in ids:
+                tokens = tokenize(docs.get(node_id, ""), stopwords=params.stopwords)
+                lens.append(len(tokens))
+                for term, tf in Counter(tokens).items():
+                    terms.append(term)
+                    term_nodes.append(node_id)
+                    tfs.append(tf)
+
+            def write(ids=ids, terms=terms, term_nodes=term_nodes, tfs=tfs, lens=lens) -> None:
+                store.run("lexical/insert.sql", {"terms": terms, "term_nodes": term_nodes,
+                                                 "tfs": tfs, "ids": ids, "lens": lens})
+                store.set_meta(_STALE, "true")
+
+            store.run_in_transaction(write, retries=0)
+            report.indexed += len(ids)
+            pbar.update(len(ids))
+    if report.indexed or store.get_meta(_STALE) == "true":
+        def statistics() -> None:
+            store.run("lexical/statistics.sql")
+            store.set_meta(_STALE, "false")
+        store.run_in_transaction(statistics)
+        store.forget_facts()
+    row = store.run("lexical/counts.sql")[0]
+    report.total, report.nodes = int(row.indexed), int(row.nodes)
+    report.postings, report.terms = int(row.postings), int(row.terms)
+    report.seconds = time.perf_counter() - started
+    return report

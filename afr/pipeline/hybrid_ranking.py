@@ -1,0 +1,229 @@
+"""Steps 6–7 with hybrid ranking (``AskConfig.ranking = "hybrid"``), an extension of the
+paper; ``"paper"`` keeps the paper's steps 6–7 exactly (``afr.pipeline.ranking``).
+
+- Step 6 orders the grounded answers by a fusion (``afr.pipeline.fusion``) of question
+  similarity (``doc``), BM25 of the question, the scope level, and the Cypher's text
+  conditions on the target (``text CONTAINS …``) as BM25 signals — instead of strictly
+  level first.
+- A text condition on the target is a filter when it keeps at least one grounded answer,
+  otherwise a ranking signal; either way a note says which (never dropped silently).
+- Step 7's top-up list is a fusion of vector search (``doc_rel``) and BM25 over the target
+  type. The final list fuses the graph strand (weighted by how much the Cypher is trusted),
+  the vector list and the BM25 list: the graph adds evidence rather than imposing its
+  order. A weakly linked Cypher (the offline formalizer's guess) only re-ranks the
+  vector/BM25 candidates; it adds none of its own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from afr.cypher.model import TEXT_OPERATORS, Condition
+from afr.lexical import bm25, has_lexical_index
+from afr.pipeline.config import AskConfig
+from afr.pipeline.fusion import FusionWeights, fuse
+from afr.pipeline.ranking import combine, graph_strand, vss_strand
+from afr.pipeline.result import AskResult, Candidate
+from afr.store.base import Store
+from afr.store.skb import SkbSchema
+
+POOL = 100  # depth of the vector and BM25 lists fused over the target type
+TEXT_ATTRIBUTES = ("text", "description", "abstract", "content", "summary")
+WEAK_LINKING = 0.5  # below this confidence the graph strand only re-ranks
+BAND_MAX = 5  # the first level's answers lead the final list when at most this many
+
+
+@dataclass
+class Strands:
+    """The lists behind a final list (kept for evaluation variants)."""
+
+    graph: list[Candidate]  # grounded answers in ranking order
+    vss: list[tuple[int, float]]
+    lexical: list[tuple[int, float]] = field(default_factory=list)
+    final: list[Candidate] = field(default_factory=list)  # before step 8
+    notes: list[str] = field(default_factory=list)
+
+
+def text_conditions(conditions: Sequence[tuple[Condition, str]]) -> list[Condition]:
+    """The target's unapplied conditions that are text matches on a text-like field."""
+    return [c for c, _ in conditions
+            if c.op in TEXT_OPERATORS and isinstance(c.value, str)
+            and c.attribute.split(".")[-1].lower() in TEXT_ATTRIBUTES]
+
+
+def _like(cond: Condition) -> str:
+    value = cond.value.lower() if isinstance(cond.value, str) else str(cond.value)
+    escaped = value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return {"CONTAINS": f"%{escaped}%", "STARTS WITH": f"{escaped}%",
+            "ENDS WITH": f"%{escaped}"}[cond.op]
+
+
+def _text_terms(cond: Condition) -> str:
+    # a regular expression's words are its evidence: (?i)foo.*bar → "foo bar"
+    return re.sub(r"\\[a-zA-Z]|[^\w]+", " ", str(cond.value))
+
+
+def apply_text_conditions(store: Store, grounded: list[tuple[int, int]],
+                          conditions: list[Condition]
+                          ) -> tuple[list[tuple[int, int]], list[str], list[str]]:
+    """(grounded answers kept, text used as ranking signal, notes)."""
+    notes: list[str] = []
+    signals: list[str] = []
+    for cond in conditions:
+        shown = f"{cond.attribute} {cond.op} {cond.value!r}"
+        if cond.op == "=~" or not grounded:
+            signals.append(_text_terms(cond))
+            notes.append(f"{shown}: used as a ranking signal")
+            continue
+        rows = store.run("lexical/text_match.sql", {
+            "ids": [n for n, _ in grounded], "p0": _like(cond), "limit": len(grounded) + 1,
+            "node_type": None}, ids=True, node_type=False,
+            conditions=[{"field": "text", "param": "p0"}])
+        keep = {int(r[0]) for r in rows}
+        if keep:
+            notes.append(f"{shown}: applied as a filter (kept {len(keep)} of "
+                         f"{len(grounded)} grounded answers)")
+            grounded = [(n, lv) for n, lv in grounded if n in keep]
+        else:
+            signals.append(_text_terms(cond))
+            notes.append(f"{shown}: no grounded answer contains it; used as a ranking signal")
+    return grounded, signals, notes
+
+
+def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
+                   grounded: Sequence[tuple[int, int]], types: Sequence[str] | None, k: int,
+                   *, weights: FusionWeights, confidence: float = 1.0,
+                   text: Sequence[Condition] = ()) -> Strands:
+    lexical_ok = has_lexical_index(store)
+    grounded, text_signals, notes = apply_text_conditions(store, list(grounded), list(text)) \
+        if lexical_ok else (list(grounded), [], [])
+    if not lexical_ok:
+        notes.append("no lexical index (run 'afr index'): hybrid ranking without BM25")
+    graph = graph_strand(store, qvec, grounded, len(grounded))  # by (level, similarity)
+    by_id = {c.node_id: c for c in graph}
+    if graph:
+        ids = list(by_id)
+        dense = sorted(((c.node_id, c.vss_score if c.vss_score is not None else -1.0)
+                        for c in graph), key=lambda x: (-x[1], x[0]))
+        level = [(c.node_id, -float(c.level or 0)) for c in graph]  # graph is level-first
+        signals = [(dense, weights.dense), (level, weights.level)]
+        if lexical_ok:
+            signals.append((bm25(store, question, types=types, ids=ids), weights.lexical))
+            for t in text_signals:
+                signals.append((bm25(store, t, types=types, ids=ids), weights.text))
+        fused_graph = [by_id[n] for n, _ in fuse(signals, method=weights.fusion,
+                                                 rrf_k=weights.rrf_k)]
+        # Level first only within the confident band: the answers of the first scope
+        # level lead (ordered by relevance), the rest follow by fused relevance.
+        first = min(c.level or 0 for c in graph)
+        graph = [c for c in fused_graph if (c.level or 0) == first] + \
+            [c for c in fused_graph if (c.level or 0) != first]
+    depth = max(POOL, k)
+    vss = vss_strand(store, qvec, types, depth)
+    lexical = bm25(store, question, types=types, k=depth) if lexical_ok else []
+    trust = weights.graph * max(0.0, min(confidence, 1.0))
+    pool = None
+    if confidence < WEAK_LINKING:
+        pool = {n for n, _ in vss} | {n for n, _ in lexical}
+        notes.append(f"weakly linked Cypher (confidence {confidence:.2f}): the graph only "
+                     "re-ranks the vector and BM25 candidates")
+    graph_list = [(c.node_id, 0.0) for c in graph[:depth]]
+    fused = fuse([(graph_list, trust), (vss, weights.dense), (lexical, weights.lexical)],
+                 method=weights.fusion, rrf_k=weights.rrf_k, only=pool)
+    if graph and confidence >= WEAK_LINKING:
+        # the confident band (first-level answers, a handful) leads the final list
+        band = [c.node_id for c in graph if c.level == graph[0].level]
+        if len(band) <= BAND_MAX:
+            top = {n: s for n, s in fused}
+            fused = [(n, top.get(n, 0.0)) for n in band] + \
+                [(n, s) for n, s in fused if n not in set(band)]
+    fused = fused[:k]
+    dense_score = dict(vss)
+    lex_score = dict(lexical)
+    vss_top = {n for n, _ in vss[:k]}
+    final: list[Candidate] = []
+    for node, score in fused:
+        c = by_id.get(node)
+        if c is None:
+            source = "vss" if node in dense_score and (node not in lex_score or
+                                                      node in vss_top) else "bm25"
+            c = Candidate(node, source, None, dense_score.get(node))
+        elif node in vss_top:
+            c.source = "both"
+        c.provenance = {**c.provenance, "scores": {
+            "fused": score, "dense": dense_score.get(node, c.vss_score),
+            "bm25": lex_score.get(node)}}
+        final.append(c)
+    return Strands(graph, vss, lexical, final, notes)
+
+
+def paper_strands(store: Store, qvec: np.ndarray, grounded: Sequence[tuple[int, int]],
+                  types: Sequence[str] | None, k: int, quota: int) -> Strands:
+    """The paper's steps 6–7, as ``Pipeline.ask`` runs them with ranking="paper"."""
+    graph = graph_strand(store, qvec, grounded, len(grounded))
+    part = graph[:max(quota, 0)]
+    vss = vss_strand(store, qvec, types, k + len(part))
+    return Strands(graph, vss, [], combine([Candidate(c.node_id, c.source, c.level,
+                                                      c.vss_score) for c in part], vss, k))
+
+
+def baseline(store: Store, qvec: np.ndarray, question: str, types: Sequence[str] | None,
+             k: int, method: str, weights: FusionWeights) -> list[Candidate]:
+    """The plain methods: ``vss`` (vector search over the target type, ``doc_rel``),
+    ``bm25`` (BM25 over it) and ``hybrid`` (their fusion)."""
+    if method == "vss":
+        return [Candidate(n, "vss", None, s) for n, s in vss_strand(store, qvec, types, k)]
+    lexical = bm25(store, question, types=types, k=max(POOL, k))
+    if method == "bm25":
+        return [Candidate(n, "bm25", None, None, {"scores": {"bm25": s}})
+                for n, s in lexical[:k]]
+    vss = vss_strand(store, qvec, types, max(POOL, k))
+    dense, lex = dict(vss), dict(lexical)
+    return [Candidate(n, "hybrid", None, dense.get(n),
+                      {"scores": {"fused": s, "dense": dense.get(n), "bm25": lex.get(n)}})
+            for n, s in fuse([(vss, weights.dense), (lexical, weights.lexical)],
+                             method=weights.fusion, rrf_k=weights.rrf_k)[:k]]
+
+
+
+def _types(result: AskResult, schema: SkbSchema) -> list[str]:
+    return [result.target_type] if result.target_type else list(schema.candidate_types)
+
+
+def target_text_conditions(result: AskResult) -> list[Condition]:
+    """The target's text conditions the attribute filters could not apply."""
+    target = result.resolved.target if result.resolved else None
+    cands = result.symbols.get(target) if target else None
+    if cands is None or cands.filters is None:
+        return []
+    return text_conditions(cands.filters.unapplied)
+
+
+def rank_hybrid(store: Store, qvec: np.ndarray, result: AskResult, schema: SkbSchema,
+                cfg: AskConfig, weights: FusionWeights | None = None) -> list[Candidate]:
+    """Steps 6–7, hybrid: fills the result's strands, returns the list before step 8."""
+    grounded = result.grounding.answers if result.grounding else []
+    strands = hybrid_strands(store, qvec, result.question, grounded, _types(result, schema),
+                             cfg.k, weights=weights or FusionWeights.from_settings(),
+                             confidence=result.link_confidence,
+                             text=target_text_conditions(result))
+    result.graph_ranked, result.vss_ranked = strands.graph, strands.vss
+    result.lexical_ranked, result.pre_rerank = strands.lexical, list(strands.final)
+    result.warnings += strands.notes
+    return strands.final
+
+
+def plain_candidates(store: Store, qvec: np.ndarray, question: str, result: AskResult,
+                     schema: SkbSchema, cfg: AskConfig,
+                     weights: FusionWeights | None = None) -> list[Candidate]:
+    """The list of a plain method (``cfg.method`` vss, bm25 or hybrid)."""
+    out = baseline(store, qvec, question, _types(result, schema), cfg.k, cfg.method,
+                   weights or FusionWeights.from_settings())
+    result.pre_rerank = list(out)
+    if cfg.method == "vss":
+        result.vss_ranked = [(c.node_id, c.vss_score or 0.0) for c in out]
+    return out

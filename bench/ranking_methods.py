@@ -1,0 +1,53 @@
+"""Methods and rankings side by side (issue 11): hit@1/5/20, recall@20 and MRR per
+variant, for each store and replay column given, no reranker, offline.
+
+    python bench/ranking_methods.py DB:QUESTIONS[:COLUMN] … [--limit N] [--config TOML]
+
+COLUMN is a replay column (cypher, cypher_noisy) or `offline` (the offline formalizer).
+Each run is one `afr eval` with the variants vss, bm25, hybrid, af:paper, af:hybrid.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SHOW = ("vss", "bm25", "hybrid", "af:paper", "af:hybrid")
+METRICS = ("hit@1", "hit@5", "hit@20", "recall@20", "mrr")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("runs", nargs="+")
+    ap.add_argument("--limit", type=int)
+    ap.add_argument("--config", help="a settings file with a [ranking] table")
+    args = ap.parse_args()
+    afr = str(Path(sys.executable).with_name("afr"))
+    env = dict(os.environ)
+    if args.config:
+        env["AFR_CONFIG"] = args.config
+    print("| set | Cypher | method | " + " | ".join(METRICS) + " |")
+    print("|---|---|---|" + "---|" * len(METRICS))
+    for spec in args.runs:
+        db, questions, *rest = spec.split(":")
+        column = rest[0] if rest else "offline"
+        cmd = [afr, "--db", db, "eval", questions, "--reranker", "none", "--offline",
+               "--json", "--no-log"]
+        if column != "offline":
+            cmd += ["--replay", column]
+        if args.limit:
+            cmd += ["--limit", str(args.limit)]
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
+        metrics = json.loads(out.stdout)["metrics"]
+        for name in SHOW:
+            m = metrics.get(name, {})
+            cells = " | ".join(f"{100 * m.get(x, 0):.1f}" for x in METRICS)
+            print(f"| {Path(db).stem} | {column} | {name} | {cells} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

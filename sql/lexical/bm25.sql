@@ -1,0 +1,48 @@
+-- BM25 of the query terms $terms (distinct) over the documents of the node types $types
+-- (all types when not restricted), optionally scoring only the nodes $ids. The statistics
+-- (IDF, average length) are always those of the whole type(s): a candidate set is scored,
+-- not re-indexed. Lucene's variant, as bm25s computes it:
+--   idf(t)  = ln(1 + (N - df + 0.5) / (df + 0.5))
+--   score   = sum over terms of idf(t) * tf / (tf + k1 * (1 - b + b * len / avglen))
+WITH q AS (
+    SELECT DISTINCT unnest(CAST($terms AS VARCHAR[])) AS term
+), st AS (
+    SELECT CAST(sum(n_docs) AS DOUBLE) AS n,
+           CAST(sum(total_len) AS DOUBLE) / CAST(sum(n_docs) AS DOUBLE) AS avglen
+    FROM lex_stats
+{% if types %}
+    WHERE type IN (SELECT unnest(CAST($types AS VARCHAR[])))
+{% endif %}
+), idf AS (
+    SELECT f.term,
+           ln(1.0 + (st.n - CAST(sum(f.df) AS DOUBLE) + 0.5)
+                    / (CAST(sum(f.df) AS DOUBLE) + 0.5)) AS idf
+    FROM lex_df AS f
+    JOIN q ON q.term = f.term
+    CROSS JOIN st
+{% if types %}
+    WHERE f.type IN (SELECT unnest(CAST($types AS VARCHAR[])))
+{% endif %}
+    GROUP BY f.term, st.n
+)
+SELECT p.node_id,
+       sum(idf.idf * CAST(p.tf AS DOUBLE)
+           / (CAST(p.tf AS DOUBLE) + CAST($k1 AS DOUBLE)
+              * (1.0 - CAST($b AS DOUBLE) + CAST($b AS DOUBLE) * CAST(d.len AS DOUBLE) / st.avglen)))
+           AS score
+FROM lex_postings AS p
+JOIN idf ON idf.term = p.term
+JOIN lex_docs AS d ON d.node_id = p.node_id
+CROSS JOIN st
+WHERE TRUE
+{% if types %}
+  AND d.type IN (SELECT unnest(CAST($types AS VARCHAR[])))
+{% endif %}
+{% if ids %}
+  AND p.node_id IN (SELECT unnest(CAST($ids AS BIGINT[])))
+{% endif %}
+GROUP BY p.node_id
+ORDER BY score DESC, p.node_id
+{% if limit %}
+LIMIT $k
+{% endif %}

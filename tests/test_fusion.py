@@ -1,0 +1,90 @@
+"""Fusion on hand-computed cases, and the hybrid ranking / plain methods on both stores."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from afr.cypher.model import Condition
+from afr.embed import make_embedder
+from afr.lexical.index import build_lexical_index
+from afr.load import load_skb_dir
+from afr.pipeline.ask import Pipeline
+from afr.pipeline.config import AskConfig
+from afr.pipeline.fusion import fuse
+from afr.pipeline.hybrid_ranking import text_conditions
+from afr.resources import demo_skb_dir
+from afr.store.base import Store
+from afr.vectors import embed_store
+
+
+def test_rrf_by_hand() -> None:
+    a = [(1, 0.9), (2, 0.5), (3, 0.1)]
+    b = [(3, 7.0), (1, 2.0)]
+    got = dict(fuse([(a, 1.0), (b, 2.0)], method="rrf", rrf_k=60))
+    assert math.isclose(got[1], 1 / 61 + 2 / 62)
+    assert math.isclose(got[2], 1 / 62)
+    assert math.isclose(got[3], 1 / 63 + 2 / 61)
+    assert [n for n, _ in fuse([(a, 1.0), (b, 2.0)])] == [3, 1, 2]
+
+
+def test_linear_by_hand_and_pool() -> None:
+    a = [(1, 0.9), (2, 0.5), (3, 0.1)]
+    b = [(3, 7.0), (1, 2.0)]
+    got = dict(fuse([(a, 1.0), (b, 0.5)], method="linear"))
+    assert math.isclose(got[1], 1.0 + 0.0)
+    assert math.isclose(got[2], 0.5)
+    assert math.isclose(got[3], 0.0 + 0.5)
+    assert fuse([(a, 1.0), (b, 0.5)], method="linear")[0] == (1, 1.0)
+    assert [n for n, _ in fuse([(a, 1.0), (b, 1.0)], only={2, 3})] == [3, 2]
+    assert dict(fuse([([(5, 3.0), (6, 3.0)], 1.0)], method="linear")) == {5: 1.0, 6: 1.0}
+    with pytest.raises(ValueError):
+        fuse([(a, 1.0)], method="max")
+
+
+def test_text_conditions_are_picked_from_unapplied() -> None:
+    conds = [(Condition("text", "CONTAINS", "zlib"), "no attribute 'text'"),
+             (Condition("year", ">", 3), "no attribute"),
+             (Condition("details.description", "=~", "(?i)comp.*"), "x")]
+    assert [c.attribute for c in text_conditions(conds)] == ["text", "details.description"]
+
+
+@pytest.fixture
+def demo(store: Store) -> Store:
+    load_skb_dir(store, demo_skb_dir(), progress=False)
+    embed_store(store, make_embedder("hash:64"), progress=False)
+    build_lexical_index(store, progress=False)
+    return store
+
+
+QUESTION = "Which exceptions defined in the aifc module inherit from Exception?"
+CYPHER = ('MATCH (c1:module {name: "aifc"})-[:module_defines_exception]->(y:exception) '
+          'WHERE y.text CONTAINS "aifc" RETURN y')
+
+
+def test_methods_and_hybrid_ranking_on_both_stores(demo: Store) -> None:
+    lists = {}
+    for method in ("vss", "bm25", "hybrid"):
+        pipe = Pipeline(demo, AskConfig(method=method, offline=True, reranker="none"))
+        result = pipe.ask(QUESTION, target_type="exception")
+        assert len(result.answers) == 20 and {a.type for a in result.answers} == {"exception"}
+        lists[method] = [a.ext_id for a in result.answers]
+        # every method logs its candidates and scores
+        rows = demo.run("runlog/answer_details.sql", {"ids": [a.node_id for a in
+                                                               result.answers]})
+        assert len(rows) == 20
+    assert lists["bm25"][0] == "exception:aifc.Error"
+    pipe = Pipeline(demo, AskConfig(ranking="hybrid", offline=True, reranker="none"))
+    result = pipe.ask(QUESTION, cypher=CYPHER, target_type="exception")
+    assert result.answers[0].ext_id == "exception:aifc.Error"
+    assert any("applied as a filter" in w for w in result.warnings)
+    assert all("scores" in a.provenance for a in result.answers)
+    # a text condition no grounded answer meets is a ranking signal, said so
+    miss = CYPHER.replace('"aifc"', '"zzzz nothing"', 1).replace('{name: "zzzz nothing"}',
+                                                                  '{name: "aifc"}')
+    miss = ('MATCH (c1:module {name: "aifc"})-[:module_defines_exception]->(y:exception) '
+            'WHERE y.text CONTAINS "qqq never" RETURN y')
+    result = pipe.ask(QUESTION, cypher=miss, target_type="exception")
+    assert any("used as a ranking signal" in w for w in result.warnings)
+    assert result.answers[0].ext_id == "exception:aifc.Error"
