@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 import click
 from click.core import ParameterSource
 
+from afr.settings import load_settings
+
 from .context import handle_errors
 
 if TYPE_CHECKING:
@@ -133,6 +135,7 @@ def ask_options(*, concurrency_flag: str) -> Callable:
         @handle_errors  # a bad --effort is a one-line error like any other
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             params = {name: kwargs.pop(name) for name in _ASK_PARAMS}
+            load_settings()  # a broken settings file is the first thing to say, before stores
             return f(*args, config=ask_config(**explicit(**params)), **kwargs)
 
         for option in reversed(options):

@@ -137,7 +137,7 @@ def test_cli_ask_offline_json(demo_path: Path) -> None:
     table = runner.invoke(cli, ["--db", str(demo_path), "ask", QUESTION, "--explain",
                                 "--offline"], catch_exceptions=False)
     assert "cypher:" in table.output and "IllegalMonthError" in table.output
-    assert "grounding:" in table.output and "sql:" in table.output
+    assert "grounding:" in table.output and "SQL" in table.output
 
 
 def test_cli_cypher(demo_path: Path) -> None:

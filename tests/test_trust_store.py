@@ -22,6 +22,7 @@ from afr.embed.openai_embed import OpenAIEmbedder
 from afr.errors import EmbeddingError
 from afr.load import load_skb_dir
 from afr.store import PostgresStore, Store
+from afr.store.base import SCHEMA_VERSION
 from afr.vectors import embed_store, query_vector, search
 from afr.vectors.index import pending_rebuild, shadow_variant
 
@@ -371,7 +372,7 @@ def test_printed_ddl_applies_and_afr_works_on_it(runner: CliRunner, pg_url: str,
         pg_admin.execute(ddl)  # the script as psql would run it, in one go
         db = ["--db", pg_url, "--schema", pg_schema_name]
         info = json.loads(invoke(runner, *db, "info", "--json").output)
-        assert info["schema_version"] == 2 and info["skb"] is None
+        assert info["schema_version"] == SCHEMA_VERSION and info["skb"] is None
         assert invoke(runner, *db, "load", str(toy_skb(tmp_path / "skb"))).exit_code == 0
 
         for role, grant in ((writer, "SELECT, INSERT, UPDATE, DELETE"), (reader, "SELECT")):
