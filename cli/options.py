@@ -82,11 +82,11 @@ def ask_options(*, concurrency_flag: str) -> Callable:
                      help="af: the Autofocus-Retriever; vss / bm25 / hybrid: plain vector, "
                           "BM25 or fused retrieval over the target type (no Cypher). BM25 "
                           "needs 'afr index'."),
-        click.option("--ranking", type=click.Choice(["paper", "hybrid"]), default="paper",
+        click.option("--ranking", type=click.Choice(["hybrid", "paper"]), default="hybrid",
                      show_default=True,
-                     help="Steps 6–7: the paper's (graph answers first, by level) or hybrid "
-                          "(graph evidence fused with similarity and BM25; needs 'afr "
-                          "index')."),
+                     help="Steps 6–7: hybrid (graph evidence fused with similarity and BM25 "
+                          "from the lexical index 'afr embed' builds) or paper (graph answers "
+                          "first by level, as published)."),
         click.option("--reranker", type=click.Choice(["pairwise", "listwise", "pointwise",
                                                       "none"]),
                      default="pairwise", show_default=True, help="Step 8 (needs an LLM)."),

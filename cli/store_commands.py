@@ -95,8 +95,9 @@ def load(ctx: Context, source: Path, fmt: str, dataset: str | None, replace: boo
 @click.option("--rebuild", is_flag=True,
               help="Embed everything again into shadow tables that replace the old vectors "
                    "only when complete (a rerun continues an unfinished rebuild).")
-@click.option("--index", "lexical", is_flag=True,
-              help="Also build the lexical (BM25) index, as `afr index` does.")
+@click.option("--index/--no-index", "lexical", default=True, show_default=True,
+              help="Also build (or top up) the lexical (BM25) index that hybrid ranking "
+                   "uses, as `afr index` does.")
 @pass_ctx
 @handle_errors
 def embed(ctx: Context, model: str | None, variants: tuple[str, ...], batch_size: int,

@@ -41,7 +41,7 @@ ALLOWED: dict[str, set[str]] = {
     "pipeline": {"ground", "lexical", "vectors", "cypher", "embed", "llm", "store", "root"},
     "evaluate": {"pipeline", "ground", "lexical", "vectors", "cypher", "embed", "llm", "store",
                  "root"},
-    "demo": {"load", "vectors", "embed", "store", "root"},
+    "demo": {"load", "lexical", "vectors", "embed", "store", "root"},
     "synth": {"ground", "cypher", "store", "root"},
 }
 ALLOWED["cli"] = set(ALLOWED) | {"root"}

@@ -7,6 +7,8 @@ import csv
 from pathlib import Path
 
 from afr.errors import StoreError
+from afr.lexical import has_lexical_index
+from afr.lexical.index import build_lexical_index
 from afr.load import load_skb_dir
 from afr.resources import demo_skb_dir, demo_store_path
 from afr.store import DEFAULT_DB, DuckDBStore, Store, chosen_db, is_postgres_url, open_store
@@ -29,7 +31,8 @@ def demo_ready(path: Path | None = None) -> bool:
         return False
     try:
         return (bool(store.skb_name()) and store.embedding_model("doc_rel") is not None
-                and store.get_meta(DOCUMENTS_VERSION_KEY) == DOCUMENTS_VERSION)
+                and store.get_meta(DOCUMENTS_VERSION_KEY) == DOCUMENTS_VERSION
+                and has_lexical_index(store))
     finally:
         store.close()
 
@@ -50,6 +53,7 @@ def ensure_demo_store(path: Path | None = None, *, rebuild: bool = False,
         load_skb_dir(store, skb, replace=True, progress=progress)
         # rebuild: vectors of an older document format must not survive the reload
         embed_store(store, make_embedder(DEMO_EMBEDDER), rebuild=True, progress=progress)
+        build_lexical_index(store, progress=progress)
         with store.transaction():
             store.set_meta(DOCUMENTS_VERSION_KEY, DOCUMENTS_VERSION)
     finally:

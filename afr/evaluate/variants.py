@@ -157,7 +157,8 @@ class VariantMaker:
                                                              cfg.graph_quota).final]
         strands = hybrid_strands(store, qvec, question, grounded, types, k, weights=weights,
                                  confidence=result.link_confidence,
-                                 text=target_text_conditions(result))
+                                 text=target_text_conditions(result),
+                                 keep_graph=cfg.graph_quota)
         out["af:hybrid"] = [c.node_id for c in strands.final]
         return out
 

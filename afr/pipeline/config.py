@@ -27,7 +27,7 @@ class AskConfig:
     reranker: Reranker = "pairwise"
     rerank_concurrency: int = 8
     rerank_with_relations: bool = True  # node descriptions carry doc_rel relations
-    ranking: Ranking = "paper"  # steps 6–7: the paper's, or the hybrid extension
+    ranking: Ranking = "hybrid"  # steps 6–7: the hybrid extension, or "paper" as published
     method: Method = "af"
     exact_names_first: bool = True  # exact name/alias matches lead a constant's candidates
     exact_search: bool = False  # vector search never uses an approximate (HNSW) index

@@ -97,13 +97,17 @@ def apply_text_conditions(store: Store, grounded: list[tuple[int, int]],
 def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
                    grounded: Sequence[tuple[int, int]], types: Sequence[str] | None, k: int,
                    *, weights: FusionWeights, confidence: float = 1.0,
-                   text: Sequence[Condition] = ()) -> Strands:
+                   text: Sequence[Condition] = (), keep_graph: int = 0) -> Strands:
+    """Steps 6–7 fused. ``keep_graph``: how many of the graph strand's first answers (in
+    the paper's order: level, then similarity) stay in the list whatever the fusion says —
+    the paper's quota, so the graph only adds to what the paper's ranking finds."""
     lexical_ok = has_lexical_index(store)
     grounded, text_signals, notes = apply_text_conditions(store, list(grounded), list(text)) \
         if lexical_ok else (list(grounded), [], [])
     if not lexical_ok:
         notes.append("no lexical index (run 'afr index'): hybrid ranking without BM25")
     graph = graph_strand(store, qvec, grounded, len(grounded))  # by (level, similarity)
+    paper_part = [c.node_id for c in graph[:max(keep_graph, 0)]]
     by_id = {c.node_id: c for c in graph}
     if graph:
         ids = list(by_id)
@@ -142,6 +146,8 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
             fused = [(n, top.get(n, 0.0)) for n in band] + \
                 [(n, s) for n, s in fused if n not in set(band)]
     fused = fused[:k]
+    if paper_part and confidence >= WEAK_LINKING:
+        fused = _keep(fused, paper_part, k)
     dense_score = dict(vss)
     lex_score = dict(lexical)
     vss_top = {n for n, _ in vss[:k]}
@@ -159,6 +165,25 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
             "bm25": lex_score.get(node)}}
         final.append(c)
     return Strands(graph, vss, lexical, final, notes)
+
+
+def _keep(ranked: list[tuple[int, float]], must: list[int], k: int
+          ) -> list[tuple[int, float]]:
+    """``ranked`` (at most ``k`` long) with every node of ``must`` in it: a missing one
+    goes to the end, in the place of the lowest-ranked entry not in ``must`` when the list
+    is full."""
+    inside = {n for n, _ in ranked}
+    missing = [n for n in must if n not in inside]
+    if not missing:
+        return ranked
+    wanted = set(must)
+    out = list(ranked)
+    for _ in range(max(0, len(out) + len(missing) - k)):
+        drop = next((i for i in range(len(out) - 1, -1, -1) if out[i][0] not in wanted), None)
+        if drop is None:
+            break
+        del out[drop]
+    return (out + [(n, 0.0) for n in missing])[:k]
 
 
 def paper_strands(store: Store, qvec: np.ndarray, grounded: Sequence[tuple[int, int]],
@@ -210,7 +235,7 @@ def rank_hybrid(store: Store, qvec: np.ndarray, result: AskResult, schema: SkbSc
     strands = hybrid_strands(store, qvec, result.question, grounded, _types(result, schema),
                              cfg.k, weights=weights or FusionWeights.from_settings(),
                              confidence=result.link_confidence,
-                             text=target_text_conditions(result))
+                             text=target_text_conditions(result), keep_graph=cfg.graph_quota)
     result.graph_ranked, result.vss_ranked = strands.graph, strands.vss
     result.lexical_ranked, result.pre_rerank = strands.lexical, list(strands.final)
     result.warnings += strands.notes
