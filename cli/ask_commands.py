@@ -184,6 +184,10 @@ def _explain(result, store) -> None:
         for text in with_places(result.resolved.dropped,
                                 result.query_graph.get("dropped", []), result.cypher or ""):
             click.echo(f"  - {text}")
+    if result.resolved and result.resolved.notes:
+        click.echo("read differently:")
+        for text in result.resolved.notes:
+            click.echo(f"  - {text}")
     if result.symbols:
         click.echo("symbols:")
         for var, s in result.symbols.items():
@@ -290,6 +294,8 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
 
     steps = pipeline.ground_cypher(cypher_text, target_type=node_type)
     for text in with_places(steps.resolved.dropped, graph.dropped, cypher_text):
+        note(text)
+    for text in steps.resolved.notes:
         note(text)
     _echo_carets(graph.dropped, cypher_text)
     gquery = steps.query

@@ -86,7 +86,7 @@ def show(ctx: Context, run_id: str, candidates: int, as_json: bool) -> None:
                                          for k, v in run.timings.items()))
     click.echo(f"LLM: {run.llm_calls} calls, {run.llm_tokens} tokens")
     for warning in run.warnings:
-        click.echo(f"note: {warning}")
+        click.echo(f"  note: {warning}")
     for var, cands in run.symbols.items():
         click.echo(f"\nsymbol {var}: first {len(cands)} candidates")
         click.echo(format_table(["rank", "level", "candidate", "type", "score", "id"],

@@ -65,7 +65,8 @@ def test_eval_on_both_stores(store: Store, tmp_path: Path) -> None:
         assert summary["metrics"]["1-8"][m] == pytest.approx(sum(x[m] for x in by_hand) / 3)
     assert summary["metrics"]["1-8"]["hit@1"] == pytest.approx(2 / 3)
     assert set(rows[0]["variants"]) == {"1+7", "1-5", "1-6", "1-7", "1-8", "alpha=0",
-                                        "alpha=1", "l_max=1"}
+                                        "alpha=1", "l_max=1", "vss", "bm25", "hybrid",
+                                        "af:paper", "af:hybrid"}
     # scope expansion went on until k=3 answers; Kipf's paper entered first (level 1)
     assert rows[0]["variants"]["1-5"]["ranked"][0] == "p3"
     assert sorted(rows[0]["variants"]["1-5"]["ranked"]) == ["p1", "p2", "p3"]

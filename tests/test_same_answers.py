@@ -15,6 +15,7 @@ import pytest
 
 from afr.embed import make_embedder
 from afr.evaluate.session import run_eval
+from afr.lexical.index import build_lexical_index
 from afr.load import load_skb_dir
 from afr.pipeline.config import AskConfig
 from afr.resources import demo_skb_dir
@@ -56,6 +57,7 @@ def test_both_stores_give_identical_documents_vectors_and_ranked_lists(
     for store in stores:
         load_skb_dir(store, source, progress=False)
         embed_store(store, make_embedder("hash"), progress=False)
+        build_lexical_index(store, progress=False)  # as `afr embed` does
     ids = [int(r[0]) for r in duck_store.query("SELECT id FROM nodes ORDER BY id")]
     for variant in ("doc", "doc_rel"):
         duck_docs, pg_docs = (build_documents(s, ids, variant) for s in stores)

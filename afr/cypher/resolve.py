@@ -48,6 +48,8 @@ class ResolvedQuery:
     symbols: dict[str, ResolvedSymbol] = field(default_factory=dict)
     triplets: list[ResolvedTriplet] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
+    # what was kept but read differently than written (an arrow over an undirected relation)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def target_type(self) -> str | None:
@@ -96,7 +98,7 @@ def resolve(graph: QueryGraph, schema: SkbSchema, *, mode: Mode = "strict",
         walked = edge_type if use_edge_types else None
         if t.directed and not _has_direction(schema, walked):
             what = f"{walked} is undirected" if walked else "not every relation is directed"
-            out.dropped.append(f"arrow of ({t.head})-[:{t.edge or ''}]->({t.tail}) ignored: "
+            out.notes.append(f"arrow of ({t.head})-[:{t.edge or ''}]->({t.tail}) ignored: "
                                f"{what} in this SKB, so edges are read both ways")
         out.triplets.append(ResolvedTriplet(
             t.head, t.edge, walked, t.tail, t.directed, t.min_hops, t.max_hops,

@@ -40,10 +40,12 @@ def has_lexical_index(store: Store) -> bool:
 
 def bm25(store: Store, query: str | Sequence[str], *, params: BM25Params | None = None,
          types: Sequence[str] | None = None, ids: Sequence[int] | None = None,
-         k: int | None = None) -> list[tuple[int, float]]:
+         k: int | None = None, also: Sequence[int] | None = None
+         ) -> list[tuple[int, float]]:
     """(node id, BM25 score) best first, for a query text (tokenised here) or its tokens;
     nodes without any query term are left out. ``ids`` restricts the scoring to those
-    nodes; ``k`` cuts the list (None: all). ``params``: the settings' by default."""
+    nodes; ``k`` cuts the list (None: all), except that the nodes of ``also`` are kept
+    wherever they rank. ``params``: the settings' by default."""
     params = params or BM25Params.from_settings()
     terms = tokenize(query, stopwords=params.stopwords) if isinstance(query, str) \
         else list(query)
@@ -54,5 +56,6 @@ def bm25(store: Store, query: str | Sequence[str], *, params: BM25Params | None 
         "terms": terms, "types": list(types) if types else None,
         "ids": [int(i) for i in ids] if ids is not None else None,
         "k1": float(params.k1), "b": float(params.b), "k": int(k or 0),
-    }, types=bool(types), ids=ids is not None, limit=k is not None)
+        "also": [int(i) for i in also] if also else None,
+    }, types=bool(types), ids=ids is not None, limit=k is not None, also=bool(also))
     return [(int(r[0]), float(r[1])) for r in rows]

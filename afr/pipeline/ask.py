@@ -20,6 +20,7 @@ from typing import Any
 
 from afr.embed import Embedder, embedder_for_store
 from afr.errors import AfrError, LLMError, StoreError
+from afr.lexical import has_lexical_index
 from afr.llm import LLMClient, LLMConfig, LLMUnavailableError, StoreLLMCache, WaitBudget
 from afr.pipeline.config import AskConfig
 from afr.pipeline.filters import AttributeCatalog
@@ -35,7 +36,7 @@ from afr.pipeline.target_type import predict_target_type
 from afr.pipeline.timing import Timer
 from afr.pipeline.write_cypher import name_examples, write_cypher
 from afr.settings import resolve_prompts_dir, resolve_steps
-from afr.store.base import NodeDetails, Store
+from afr.store.base import VECTOR_VARIANTS, NodeDetails, Store
 from afr.store.skb import SkbSchema
 from afr.text import clean_text
 from afr.vectors.exact import use_exact_search
@@ -52,6 +53,11 @@ class Pipeline:
         self.schema: SkbSchema = store.skb_schema()
         self.embedder = embedder or embedder_for_store(store)
         self.catalog = AttributeCatalog.from_store(store)
+        # Facts every question reads, read once here (set-up), not on the first question.
+        if self.config.ranking == "hybrid" or self.config.method in ("bm25", "hybrid"):
+            has_lexical_index(store)
+        for variant in VECTOR_VARIANTS:
+            store.embedding_model(variant)
         if self.config.exact_search:
             use_exact_search(store)  # never the approximate index: ranks as DuckDB does
         self.llm = llm

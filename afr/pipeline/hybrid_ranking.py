@@ -109,6 +109,11 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
     graph = graph_strand(store, qvec, grounded, len(grounded))  # by (level, similarity)
     paper_part = [c.node_id for c in graph[:max(keep_graph, 0)]]
     by_id = {c.node_id: c for c in graph}
+    depth = max(POOL, k)
+    # BM25 of the question in one statement: the type's best `depth` (step 7) and every
+    # grounded answer's score wherever it ranks (step 6).
+    question_bm25 = bm25(store, question, types=types, k=depth, also=list(by_id)) \
+        if lexical_ok else []
     if graph:
         ids = list(by_id)
         dense = sorted(((c.node_id, c.vss_score if c.vss_score is not None else -1.0)
@@ -116,7 +121,8 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
         level = [(c.node_id, -float(c.level or 0)) for c in graph]  # graph is level-first
         signals = [(dense, weights.dense), (level, weights.level)]
         if lexical_ok:
-            signals.append((bm25(store, question, types=types, ids=ids), weights.lexical))
+            signals.append(([(n, s) for n, s in question_bm25 if n in by_id],
+                            weights.lexical))
             for t in text_signals:
                 signals.append((bm25(store, t, types=types, ids=ids), weights.text))
         fused_graph = [by_id[n] for n, _ in fuse(signals, method=weights.fusion,
@@ -126,9 +132,8 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
         first = min(c.level or 0 for c in graph)
         graph = [c for c in fused_graph if (c.level or 0) == first] + \
             [c for c in fused_graph if (c.level or 0) != first]
-    depth = max(POOL, k)
     vss = vss_strand(store, qvec, types, depth)
-    lexical = bm25(store, question, types=types, k=depth) if lexical_ok else []
+    lexical = question_bm25[:depth]
     trust = weights.graph * max(0.0, min(confidence, 1.0))
     pool = None
     if confidence < WEAK_LINKING:

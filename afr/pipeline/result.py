@@ -95,6 +95,7 @@ class AskResult:
             "fixes": [asdict(f) for f in self.fixes],
             "repair": self.repair,
             "dropped": self.resolved.dropped if self.resolved else [],
+            "notes": self.resolved.notes if self.resolved else [],
             "symbols": {
                 var: {"search": s.search, "candidates": s.ids[:10], "exact": s.exact,
                       "allowed": None if s.allowed is None else len(s.allowed),

@@ -24,25 +24,37 @@ WITH q AS (
     WHERE f.type IN (SELECT unnest(CAST($types AS VARCHAR[])))
 {% endif %}
     GROUP BY f.term, st.n
-)
-SELECT p.node_id,
-       sum(idf.idf * CAST(p.tf AS DOUBLE)
-           / (CAST(p.tf AS DOUBLE) + CAST($k1 AS DOUBLE)
-              * (1.0 - CAST($b AS DOUBLE) + CAST($b AS DOUBLE) * CAST(d.len AS DOUBLE) / st.avglen)))
-           AS score
-FROM lex_postings AS p
-JOIN idf ON idf.term = p.term
-JOIN lex_docs AS d ON d.node_id = p.node_id
-CROSS JOIN st
-WHERE TRUE
+), scored AS (
+    SELECT p.node_id,
+           sum(idf.idf * CAST(p.tf AS DOUBLE)
+               / (CAST(p.tf AS DOUBLE) + CAST($k1 AS DOUBLE)
+                  * (1.0 - CAST($b AS DOUBLE) + CAST($b AS DOUBLE) * CAST(d.len AS DOUBLE) / st.avglen)))
+               AS score
+    FROM lex_postings AS p
+    JOIN idf ON idf.term = p.term
+    JOIN lex_docs AS d ON d.node_id = p.node_id
+    CROSS JOIN st
+    WHERE TRUE
 {% if types %}
-  AND d.type IN (SELECT unnest(CAST($types AS VARCHAR[])))
+      AND d.type IN (SELECT unnest(CAST($types AS VARCHAR[])))
 {% endif %}
 {% if ids %}
-  AND p.node_id IN (SELECT unnest(CAST($ids AS BIGINT[])))
+      AND p.node_id IN (SELECT unnest(CAST($ids AS BIGINT[])))
 {% endif %}
-GROUP BY p.node_id
-ORDER BY score DESC, p.node_id
+    GROUP BY p.node_id
+)
+SELECT node_id, score FROM scored
 {% if limit %}
-LIMIT $k
+-- The best $k, and (with $also) every node of $also wherever it ranks: one statement
+-- serves both the top of a type and a candidate set's scores.
+WHERE node_id IN (
+    SELECT node_id FROM (
+        SELECT node_id, row_number() OVER (ORDER BY score DESC, node_id) AS r FROM scored
+    ) AS ranked
+    WHERE r <= $k
+)
+{% if also %}
+   OR node_id IN (SELECT unnest(CAST($also AS BIGINT[])))
 {% endif %}
+{% endif %}
+ORDER BY score DESC, node_id
