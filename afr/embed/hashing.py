@@ -7,6 +7,7 @@ similarity (shared words, shared spelling fragments — "Alzheimers" is close to
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 import zlib
@@ -52,24 +53,33 @@ class HashingEmbedder:
         words = _WORD.findall(text)
         hashes = [zlib.crc32(f"b:{a} {b}".encode()) for a, b in
                   zip(words, words[1:], strict=False)]
+        word_hashes = self._word_hashes
         for w in words:
-            hashes += self._word_hashes(w)
+            hashes += word_hashes(w)
         return hashes
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self._dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            hashes = np.array(self._hashes(text or ""), dtype=np.uint32)
-            if not len(hashes):
-                continue
-            # The top bit signs the feature, so collisions cancel out instead of piling up.
-            slots = (hashes & 0x7FFFFFFF) % self._dim
-            signs = np.where(hashes & 0x80000000, 1.0, -1.0)
-            counts = np.bincount(slots, weights=signs, minlength=self._dim)
-            val = counts.astype(np.float32)
-            with np.errstate(divide="ignore"):
-                out[row] = np.sign(val) * (1.0 + np.log(np.abs(val) + 1e-12).clip(min=0))
-            norm = np.linalg.norm(out[row])
+        """One pass over the whole batch: every text's feature hashes into one array,
+        counted per (row, slot) by a single bincount. The same arithmetic, in the same
+        float32 steps, as embedding one text at a time (tests/test_embedders.py checks
+        bit-identity against that)."""
+        n, dim = len(texts), self._dim
+        per_text = [self._hashes(text or "") for text in texts]
+        lengths = np.fromiter((len(h) for h in per_text), dtype=np.int64, count=n)
+        hashes = np.fromiter(itertools.chain.from_iterable(per_text), dtype=np.uint32,
+                             count=int(lengths.sum()))
+        # The top bit signs the feature, so collisions cancel out instead of piling up.
+        slots = (hashes & 0x7FFFFFFF) % dim
+        signs = np.where(hashes & 0x80000000, 1.0, -1.0)
+        cells = np.repeat(np.arange(n, dtype=np.int64) * dim, lengths) + slots
+        val = np.bincount(cells, weights=signs, minlength=n * dim).reshape(n, dim)
+        val = val.astype(np.float32)
+        with np.errstate(divide="ignore"):
+            out = np.sign(val) * (1.0 + np.log(np.abs(val) + 1e-12).clip(min=0))
+        out[lengths == 0] = 0.0
+        for row in np.flatnonzero(lengths):
+            # per row, as np.linalg.norm does it (a float32 dot): the same bits
+            norm = np.sqrt(out[row].dot(out[row]))
             if norm:
                 out[row] /= norm
         return out

@@ -32,7 +32,7 @@ from afr.settings import resolve_prompts_dir, resolve_steps
 from afr.store.base import NodeDetails, Store
 from afr.store.skb import SkbSchema
 from afr.text import clean_text
-from afr.vectors.search import query_vector
+from afr.vectors.search import query_vector, save_query_vectors
 
 
 class Pipeline:
@@ -120,6 +120,7 @@ class Pipeline:
                 # The answers are found; a store that cannot take the log (full disk,
                 # read-only) should not cost the user them.
                 result.warnings.append(f"this run was not logged ({exc})")
+        save_query_vectors(self.store)  # after the answers, like the log
         return result
 
     def ground_cypher(self, cypher: str, *, target_type: str | None = None,

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from pathlib import Path
 from typing import Any, TypeVar
 
 import jinja2
@@ -32,10 +33,11 @@ from afr.store.dialect import DUCKDB, Dialect, split_sql
 from afr.store.skb import EdgeType, NodeType, SkbSchema
 
 T = TypeVar("T")
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 6
 VECTOR_VARIANTS = ("doc", "doc_rel")
 # Tables that hold one SKB's data; --replace empties them.
-SKB_TABLES = ("nodes", "node_aliases", "edges", "node_types", "edge_types", "node_attributes")
+SKB_TABLES = ("nodes", "node_aliases", "edges", "node_types", "edge_types", "node_attributes",
+              "node_names")
 DIALECTS = ("duckdb", "postgres")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -286,6 +288,19 @@ class Store(ABC):
     @abstractmethod
     def _write_vectors(self, variant: str, ids: np.ndarray, vectors: np.ndarray) -> None: ...
 
+    def write_rows(self, table: str, columns: dict[str, np.ndarray]) -> None:
+        """Append rows to ``table`` in bulk: column name → a 1-d array (int64, float or
+        str/object), all of one length. DuckDB scans the arrays in place; PostgreSQL takes
+        them through COPY."""
+        check_identifier(table, "table")
+        for name in columns:
+            check_identifier(name, "column")
+        if columns and len(next(iter(columns.values()))):
+            self._write_rows(table, columns)
+
+    @abstractmethod
+    def _write_rows(self, table: str, columns: dict[str, np.ndarray]) -> None: ...
+
     def create_vector_table(self, variant: str, dim: int) -> None:
         self.forget_facts()
         self.run("embed/create_table.sql", variant=check_identifier(variant), dim=int(dim))
@@ -340,6 +355,15 @@ class Store(ABC):
     def get_meta(self, key: str) -> str | None:
         rows = self.run("meta/get.sql", {"key": key})
         return rows[0][0] if rows else None
+
+    def meta_fact(self, key: str) -> str | None:
+        """A meta value, read once per store object (until this store changes a fact)."""
+        return self._fact("meta", lambda: dict(self.run("meta/all.sql"))).get(key)
+
+    def sidecar_dir(self) -> Path | None:
+        """Where files derived from the store (memory-mapped vector matrices) live next to
+        it: a folder beside a store file; None for stores that are not files."""
+        return None
 
     def set_meta(self, key: str, value: str) -> None:
         self.forget_facts()

@@ -51,6 +51,11 @@ class DuckDBStore(Store):
             for stmt in self.sql("meta/lock_down.sql"):
                 self.con.execute(stmt)
 
+    def sidecar_dir(self) -> Path | None:
+        if str(self.path) == ":memory:":
+            return None
+        return self.path.with_name(self.path.name + ".vectors")
+
     # -- statements --------------------------------------------------------------------
 
     def _execute(self, sql: str, params: dict[str, Any] | None) -> None:
@@ -142,6 +147,14 @@ class DuckDBStore(Store):
                 self.execute(stmt)
         finally:
             self.con.unregister("afr_vec_batch")
+
+    def _write_rows(self, table: str, columns: dict[str, np.ndarray]) -> None:
+        try:
+            self.con.register("afr_rows_batch", columns)
+            for stmt in self.sql("load/insert_rows.sql", table=table, columns=list(columns)):
+                self.execute(stmt)
+        finally:
+            self.con.unregister("afr_rows_batch")
 
     # build_vector_index: none. DuckDB's HNSW lives in an extension that must be
     # downloaded; we scan exactly (or search in-memory matrices, afr.vectors.memory),

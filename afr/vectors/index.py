@@ -18,7 +18,14 @@ from afr.errors import EmbeddingError
 from afr.progress import bar
 from afr.store.base import VECTOR_VARIANTS, Store
 from afr.vectors.documents import build_documents
-from afr.vectors.memory import vectors_changed
+from afr.vectors.memory import (
+    matrix_path,
+    new_vectors_version,
+    open_matrix,
+    vectors_changed,
+    version_key,
+    write_matrix_file,
+)
 
 
 @dataclass
@@ -86,14 +93,31 @@ def embed_store(
                         )
                     store.write_vectors(variant, np.asarray(ids, dtype=np.int64), vectors)
                     store.record_embedding_model(variant, embedder.model_id, dim)
+                    new_vectors_version(store, variant)  # matrix files are stale now
                 vectors_changed(store)  # in-memory search matrices are stale from now on
                 done += len(ids)
                 pbar.update(len(ids))
         if recorded:
             store.build_vector_index(variant)
             report.dim = recorded[1]
+            _write_matrix(store, variant, recorded[1])
         report.embedded[variant] = done
         total, have = store.run("embed/count.sql", variant=variant)[0] if recorded else (0, 0)
         report.total[variant] = int(have)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _write_matrix(store: Store, variant: str, dim: int) -> None:
+    """The variant's memory-mapped search matrix next to a DuckDB store file, current
+    with its vectors: cold processes map it instead of building it (afr.vectors.memory).
+    Stores with approximate indexes or not in a file have none."""
+    if store.builds_vector_indexes or matrix_path(store, variant) is None:
+        return
+    if store.meta_fact(version_key(variant)) is None:  # vectors embedded before versions
+        with store.transaction():
+            new_vectors_version(store, variant)
+    version = store.meta_fact(version_key(variant))
+    path = matrix_path(store, variant)
+    if version is not None and path is not None and open_matrix(path, version, dim) is None:
+        write_matrix_file(store, variant)
