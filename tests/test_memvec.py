@@ -175,3 +175,33 @@ def test_blocks_are_views_in_place() -> None:
 def same(want: list[tuple[int, float]], got: list[tuple[int, float]]) -> None:
     assert [i for i, _ in got] == [i for i, _ in want]
     assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-5)
+
+
+@pytest.mark.parametrize("in_memory", [False, True])
+def test_graph_strand_sized_to_quota_equals_the_full_list(embedded: DuckDBStore,
+                                                           in_memory: bool) -> None:
+    from afr.pipeline.ranking import graph_strand, graph_strand_all
+
+    if in_memory:
+        use_memory_vectors(embedded)
+    else:
+        memory.stop_memory_vectors(embedded)
+    rng = np.random.default_rng(7)
+    embedder = HashingEmbedder(32)
+    for trial in range(25):
+        vec = embedder.embed([" ".join(f"w{i}" for i in rng.integers(0, 40, size=3))])[0]
+        # node ids ≥ 300 have no vector; levels come in a few groups, some large
+        nodes = rng.choice(320, size=int(rng.integers(1, 120)), replace=False)
+        levels = rng.choice([1, 2, 3, 5, 8], size=len(nodes), p=[.5, .1, .2, .1, .1])
+        grounded = sorted(zip(nodes.tolist(), levels.tolist(), strict=True),
+                          key=lambda a: (a[1], a[0]))
+        full = graph_strand_all(embedded, vec, grounded)
+        # as step 6 ranked before it was sized: one search over all, then a sort
+        level = dict(grounded)
+        scored = dict(search(embedded, "doc", vec, len(level), ids=list(level)))
+        before = sorted(level, key=lambda n: (level[n], -scored.get(n, -1.0), n))
+        assert [c.node_id for c in full] == before
+        for quota in (1, 3, 10, 20, len(grounded), len(grounded) + 5):
+            sized = graph_strand(embedded, vec, grounded, quota)
+            assert [(c.node_id, c.level) for c in sized] == \
+                [(c.node_id, c.level) for c in full[:quota]], (trial, quota)

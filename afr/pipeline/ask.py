@@ -21,7 +21,7 @@ from afr.pipeline.config import AskConfig
 from afr.pipeline.filters import AttributeCatalog
 from afr.pipeline.grounding import GroundedCypher, ground_cypher, provenance
 from afr.pipeline.offline import formalize
-from afr.pipeline.ranking import combine, graph_strand, vss_strand
+from afr.pipeline.ranking import combine, graph_strand, graph_strand_all, vss_strand
 from afr.pipeline.rerank import rerank
 from afr.pipeline.result import AskResult, Candidate, RankedAnswer
 from afr.pipeline.runlog import write_run
@@ -39,8 +39,12 @@ class Pipeline:
     """Holds what every question of a session shares: store, schema, embedder, LLM."""
 
     def __init__(self, store: Store, config: AskConfig | None = None, *,
-                 embedder: Embedder | None = None, llm: Any = None) -> None:
+                 embedder: Embedder | None = None, llm: Any = None,
+                 full_graph_strand: bool = False) -> None:
         self.store = store
+        #: Rank every grounded answer in step 6 (``AskResult.graph_ranked``), not just the
+        #: ones this ask uses: the evaluation's "1-6" ablation needs the whole list.
+        self.full_graph_strand = full_graph_strand
         self.config = _with_settings(config or AskConfig())
         self.schema: SkbSchema = store.skb_schema()
         self.embedder = embedder or embedder_for_store(store)
@@ -88,8 +92,11 @@ class Pipeline:
 
         qvec = query_vector(self.store, self.embedder, question)
         with timer.step("6_vss_grounded"):
-            # all grounded answers are scored anyway; the quota cuts them (ablations use all)
-            result.graph_ranked = graph_strand(self.store, qvec, grounded, len(grounded))
+            # Sized to what this ask uses: the quota, and the top k for provenance; the
+            # evaluation's ablations ask for the whole list (full_graph_strand).
+            result.graph_ranked = graph_strand_all(self.store, qvec, grounded) \
+                if self.full_graph_strand else \
+                graph_strand(self.store, qvec, grounded, max(cfg.graph_quota, cfg.k))
             graph_part = result.graph_ranked[:max(cfg.graph_quota, 0)]
         if gquery is not None and result.graph_ranked:
             with timer.step("provenance"):

@@ -22,15 +22,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import jinja2
-import numpy as np
 
 from afr.errors import StoreConnectionError, StoreError
 from afr.resources import schema_dir, sql_dir
 from afr.store.dialect import DUCKDB, Dialect, split_sql
 from afr.store.skb import EdgeType, NodeType, SkbSchema
+
+if TYPE_CHECKING:  # numpy is imported where arrays are made: `afr sql` needs none
+    import numpy as np
 
 T = TypeVar("T")
 SCHEMA_VERSION = 6
@@ -190,6 +192,8 @@ class Store(ABC):
                     ) -> dict[str, np.ndarray]:
         """Columns as numpy arrays (bulk reads, such as a vector matrix)."""
         columns, rows = self.query_with_columns(sql, params)
+        import numpy as np
+
         return {c: np.asarray([r[i] for r in rows], dtype=object)
                 for i, c in enumerate(columns)}
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import numpy as np
 
 from afr.errors import StoreError
 from afr.store.base import SKB_TABLES, Store, check_identifier, decode_json_columns
 from afr.store.dialect import DUCKDB
+
+if TYPE_CHECKING:  # imported where arrays are made: `afr sql` needs none
+    import numpy as np
 
 
 class DuckDBStore(Store):
@@ -135,6 +137,8 @@ class DuckDBStore(Store):
     def _write_vectors(self, variant: str, ids: np.ndarray, vectors: np.ndarray) -> None:
         # DuckDB scans dicts of 1-d numpy arrays without copying; a matrix goes in flat,
         # one row per (node, position), and is folded back into arrays in SQL.
+        import numpy as np
+
         n, dim = vectors.shape
         batch = {
             "node_id": np.repeat(np.asarray(ids, dtype=np.int64), dim),
