@@ -17,6 +17,7 @@ import numpy as np
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CACHE_WORDS = 500_000  # memoised words per embedder (a few hundred MB at most)
+_CACHE_BIGRAMS = 2_000_000  # memoised word pairs per embedder (~200 MB at most)
 
 
 class HashingEmbedder:
@@ -28,58 +29,116 @@ class HashingEmbedder:
             raise ValueError("the hashing embedder needs at least 16 dimensions")
         self._dim = int(dim)
         self.model_id = "hash-ngram-v1"
-        self._cache: dict[str, list[int]] = {}
+        self._reset_words()
 
     @property
     def dim(self) -> int:
         return self._dim
 
     def _word_hashes(self, word: str) -> list[int]:
-        """The hashes of a word's own features (the word and its character 3- and
-        4-grams), memoised: words repeat across documents far more than they vary."""
-        hashes = self._cache.get(word)
-        if hashes is None:
-            padded = f"<{word}>"
-            feats = [f"w:{word}"]
-            for n in (3, 4):
-                feats += [f"c:{padded[i:i + n]}" for i in range(len(padded) - n + 1)]
-            hashes = [zlib.crc32(f.encode("utf-8")) for f in feats]
-            if len(self._cache) < _CACHE_WORDS:
-                self._cache[word] = hashes
-        return hashes
+        """The hashes of a word's own features: the word and its character 3- and
+        4-grams."""
+        padded = f"<{word}>"
+        feats = [f"w:{word}"]
+        for n in (3, 4):
+            feats += [f"c:{padded[i:i + n]}" for i in range(len(padded) - n + 1)]
+        return [zlib.crc32(f.encode("utf-8")) for f in feats]
 
     def _hashes(self, text: str) -> list[int]:
-        text = unicodedata.normalize("NFKC", text).lower().replace("'", "").replace("’", "")
-        words = _WORD.findall(text)
+        """Every feature hash of one text: word bigrams, then each word's own features
+        (the definition; ``embed`` computes the same multiset for a whole batch)."""
+        words = _words(text)
         hashes = [zlib.crc32(f"b:{a} {b}".encode()) for a, b in
                   zip(words, words[1:], strict=False)]
-        word_hashes = self._word_hashes
         for w in words:
-            hashes += word_hashes(w)
+            hashes += self._word_hashes(w)
         return hashes
 
+    def _ids_of(self, words: list[str]) -> list[int]:
+        """Word ids, registering new words and their feature hashes (memoised: words
+        repeat across documents far more than they vary)."""
+        ids = self._ids
+        new = [w for w in dict.fromkeys(words) if w not in ids]
+        if new:
+            feats = [self._word_hashes(w) for w in new]
+            for w in new:
+                ids[w] = len(self._words)
+                self._words.append(w)
+            lengths = np.fromiter(map(len, feats), dtype=np.int64, count=len(feats))
+            self._feat_start = np.concatenate(
+                [self._feat_start, len(self._feat_slot) + np.cumsum(lengths) - lengths])
+            self._feat_len = np.concatenate([self._feat_len, lengths])
+            hashes = np.fromiter(itertools.chain.from_iterable(feats), dtype=np.uint32,
+                                 count=int(lengths.sum()))
+            # The top bit signs a feature, so collisions cancel out instead of piling up.
+            self._feat_slot = np.concatenate(
+                [self._feat_slot, ((hashes & 0x7FFFFFFF) % self._dim).astype(np.int64)])
+            self._feat_sign = np.concatenate(
+                [self._feat_sign, np.where(hashes & 0x80000000, 1.0, -1.0)])
+        return [ids[w] for w in words]
+
+    def _reset_words(self) -> None:
+        self._ids: dict[str, int] = {}
+        self._words: list[str] = []
+        # every known word's features, in a row: the slot each hashes to, and its sign
+        self._feat_slot = np.empty(0, np.int64)
+        self._feat_sign = np.empty(0, np.float64)
+        self._feat_start = np.empty(0, np.int64)  # where each word's hashes start
+        self._feat_len = np.empty(0, np.int64)
+        self._bigrams: dict[int, int] = {}  # (word id, next word id) → hash
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """One pass over the whole batch: every text's feature hashes into one array,
-        counted per (row, slot) by a single bincount. The same arithmetic, in the same
-        float32 steps, as embedding one text at a time (tests/test_embedders.py checks
-        bit-identity against that)."""
+        """One pass over the whole batch: words become ids, their memoised feature
+        hashes are gathered for every occurrence at once, word pairs are hashed once per
+        distinct pair, and everything is counted per (row, slot) by a single bincount.
+        The same arithmetic, in the same float32 steps, as ``_hashes`` text by text
+        (tests/test_embedders.py checks bit-identity against that)."""
         n, dim = len(texts), self._dim
-        per_text = [self._hashes(text or "") for text in texts]
-        lengths = np.fromiter((len(h) for h in per_text), dtype=np.int64, count=n)
-        hashes = np.fromiter(itertools.chain.from_iterable(per_text), dtype=np.uint32,
-                             count=int(lengths.sum()))
-        # The top bit signs the feature, so collisions cancel out instead of piling up.
-        slots = (hashes & 0x7FFFFFFF) % dim
-        signs = np.where(hashes & 0x80000000, 1.0, -1.0)
-        cells = np.repeat(np.arange(n, dtype=np.int64) * dim, lengths) + slots
-        val = np.bincount(cells, weights=signs, minlength=n * dim).reshape(n, dim)
-        val = val.astype(np.float32)
+        if len(self._ids) > _CACHE_WORDS or len(self._bigrams) > _CACHE_BIGRAMS:
+            self._reset_words()  # between batches: ids stay valid within one
+        per_text = [self._ids_of(_words(text or "")) for text in texts]
+        words_per_text = np.fromiter(map(len, per_text), dtype=np.int64, count=n)
+        occ = np.fromiter(itertools.chain.from_iterable(per_text), dtype=np.int64,
+                          count=int(words_per_text.sum()))
+        occ_row = np.repeat(np.arange(n, dtype=np.int64), words_per_text)
+        # word pairs inside one text, each distinct pair hashed once
+        same_text = occ_row[1:] == occ_row[:-1]
+        keys = (occ[:-1][same_text] << 32) | occ[1:][same_text]
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        memo, words = self._bigrams, self._words
+        pair_hashes = np.empty(len(uniq), dtype=np.uint32)
+        for i, key in enumerate(uniq.tolist()):
+            h = memo.get(key)
+            if h is None:
+                h = zlib.crc32(f"b:{words[key >> 32]} {words[key & 0xFFFFFFFF]}".encode())
+                if len(memo) < _CACHE_BIGRAMS:
+                    memo[key] = h
+            pair_hashes[i] = h
+        pair_cells = occ_row[1:][same_text] * dim + (
+            (pair_hashes[inverse] & 0x7FFFFFFF) % dim).astype(np.int64)
+        pair_signs = np.where(pair_hashes[inverse] & 0x80000000, 1.0, -1.0)
+        # each occurrence's own features, gathered from the memoised slots and signs
+        counts = self._feat_len[occ]
+        total = int(counts.sum())
+        at = np.repeat(self._feat_start[occ] - (np.cumsum(counts) - counts), counts) \
+            + np.arange(total, dtype=np.int64)
+        word_cells = np.repeat(occ_row * dim, counts) + self._feat_slot[at]
+        word_signs = self._feat_sign[at]
+        # exact: sums of ±1 in float64, in any order
+        val = np.bincount(np.concatenate([pair_cells, word_cells]),
+                          weights=np.concatenate([pair_signs, word_signs]),
+                          minlength=n * dim)
+        val = val.reshape(n, dim).astype(np.float32)
         with np.errstate(divide="ignore"):
             out = np.sign(val) * (1.0 + np.log(np.abs(val) + 1e-12).clip(min=0))
-        out[lengths == 0] = 0.0
-        for row in np.flatnonzero(lengths):
+        for row in np.flatnonzero(words_per_text):
             # per row, as np.linalg.norm does it (a float32 dot): the same bits
             norm = np.sqrt(out[row].dot(out[row]))
             if norm:
                 out[row] /= norm
         return out
+
+
+def _words(text: str) -> list[str]:
+    text = unicodedata.normalize("NFKC", text).lower().replace("'", "").replace("’", "")
+    return _WORD.findall(text)
