@@ -151,7 +151,7 @@ def main() -> None:
 
     afr_35, afr_5, kuzu_t, same, jaccard, sizes = [], [], [], 0, [], []
     for i, (row, (text, params)) in enumerate(cases):
-        def run_afr():
+        def run_afr(row=row):
             t = time.perf_counter()
             out = pipeline.ground_cypher(row["cypher"], target_type=row["target_type"] or None)
             afr_35.append(time.perf_counter() - t)
@@ -159,7 +159,7 @@ def main() -> None:
             answers = out.result.answers if out.result else []
             return {n for n, level in answers if level == 1}
 
-        def run_kuzu():
+        def run_kuzu(text=text, params=params):
             t = time.perf_counter()
             found = {int(r[0]) for r in conn.execute(text, params).get_all()}
             kuzu_t.append(time.perf_counter() - t)
@@ -211,13 +211,13 @@ def main() -> None:
         question = row["query"]
         types = [row["target_type"]] if row["target_type"] else schema.candidate_types
 
-        def run_bm25():
+        def run_bm25(question=question):
             t = time.perf_counter()
             retriever.retrieve(bm25s.tokenize([question], show_progress=False), k=20,
                                show_progress=False)
             bm25_t.append(time.perf_counter() - t)
 
-        def run_vss():
+        def run_vss(question=question, types=types):
             t = time.perf_counter()
             vss_strand(store, query_vector(store, pipeline.embedder, question), types, 20)
             vss_t.append(time.perf_counter() - t)

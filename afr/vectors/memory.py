@@ -63,14 +63,16 @@ class SearchMatrix:
         self._by_id = np.argsort(self.ids, kind="stable")
 
     @classmethod
-    def from_rows(cls, ids: np.ndarray, types: np.ndarray, vectors: np.ndarray
-                  ) -> SearchMatrix:
-        """Rows in any order → the block layout, normalised."""
+    def from_rows(cls, ids: np.ndarray, types: np.ndarray, vectors: np.ndarray, *,
+                  ordered: bool = False) -> SearchMatrix:
+        """Rows in any order (or ``ordered`` by type, then id, already) → the block
+        layout, normalised."""
         ids = np.asarray(ids, dtype=np.int64)
-        types = np.asarray(types, dtype=object).astype(str)
-        order = np.lexsort((ids, types))
-        ids, types = ids[order], types[order]
-        vectors = np.ascontiguousarray(vectors[order], dtype=np.float32)
+        types = np.asarray(types, dtype=object)
+        if not ordered:
+            order = np.lexsort((ids, types.astype(str)))
+            ids, types, vectors = ids[order], types[order], vectors[order]
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         vectors /= np.where(norms > 0, norms, 1.0)
         blocks: dict[str, tuple[int, int]] = {}
@@ -91,7 +93,8 @@ class SearchMatrix:
             vectors = np.stack(cols["vec"]).astype(np.float32, copy=False)
         else:
             vectors = np.zeros((0, 0), dtype=np.float32)
-        return cls.from_rows(ids, np.asarray(cols["type"], dtype=object), vectors)
+        return cls.from_rows(ids, np.asarray(cols["type"], dtype=object), vectors,
+                             ordered=True)
 
     # -- search ------------------------------------------------------------------------
 
