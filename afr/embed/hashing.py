@@ -58,6 +58,10 @@ class HashingEmbedder:
         """Word ids, registering new words and their feature hashes (memoised: words
         repeat across documents far more than they vary)."""
         ids = self._ids
+        try:
+            return list(map(ids.__getitem__, words))  # all known: the common case
+        except KeyError:
+            pass
         new = [w for w in dict.fromkeys(words) if w not in ids]
         if new:
             feats = [self._word_hashes(w) for w in new]

@@ -364,6 +364,12 @@ class Store(ABC):
         """A meta value, read once per store object (until this store changes a fact)."""
         return self._fact("meta", lambda: dict(self.run("meta/all.sql"))).get(key)
 
+    def set_meta_value(self, key: str, value: str) -> None:
+        """Set a meta value that no other cached fact depends on (a version key): unlike
+        ``set_meta``, the schema and the other facts stay cached."""
+        self.run("meta/set.sql", {"key": key, "value": value})
+        self._facts.pop("meta", None)
+
     def sidecar_dir(self) -> Path | None:
         """Where files derived from the store (memory-mapped vector matrices) live next to
         it: a folder beside a store file; None for stores that are not files."""

@@ -49,7 +49,7 @@ def version_key(variant: str) -> str:
 def new_vectors_version(store: Store, variant: str) -> None:
     """Record that ``variant``'s vectors changed: every matrix file of it is stale now.
     Call inside the transaction that writes them."""
-    store.set_meta(version_key(variant), uuid.uuid4().hex)
+    store.set_meta_value(version_key(variant), uuid.uuid4().hex)
 
 
 @dataclass
