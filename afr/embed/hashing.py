@@ -69,22 +69,29 @@ class HashingEmbedder:
                 ids[w] = len(self._words)
                 self._words.append(w)
             lengths = np.fromiter(map(len, feats), dtype=np.int64, count=len(feats))
-            self._feat_start = np.concatenate(
-                [self._feat_start, len(self._feat_slot) + np.cumsum(lengths) - lengths])
-            self._feat_len = np.concatenate([self._feat_len, lengths])
             hashes = np.fromiter(itertools.chain.from_iterable(feats), dtype=np.uint32,
                                  count=int(lengths.sum()))
+            first_word, first_feat = len(self._words) - len(new), self._n_feat
+            self._feat_start = _room(self._feat_start, len(self._words))
+            self._feat_len = _room(self._feat_len, len(self._words))
+            self._feat_start[first_word:len(self._words)] = \
+                first_feat + np.cumsum(lengths) - lengths
+            self._feat_len[first_word:len(self._words)] = lengths
+            self._n_feat += len(hashes)
+            self._feat_slot = _room(self._feat_slot, self._n_feat)
+            self._feat_sign = _room(self._feat_sign, self._n_feat)
             # The top bit signs a feature, so collisions cancel out instead of piling up.
-            self._feat_slot = np.concatenate(
-                [self._feat_slot, ((hashes & 0x7FFFFFFF) % self._dim).astype(np.int64)])
-            self._feat_sign = np.concatenate(
-                [self._feat_sign, np.where(hashes & 0x80000000, 1.0, -1.0)])
+            self._feat_slot[first_feat:self._n_feat] = (hashes & 0x7FFFFFFF) % self._dim
+            self._feat_sign[first_feat:self._n_feat] = np.where(hashes & 0x80000000, 1.0,
+                                                                -1.0)
         return [ids[w] for w in words]
 
     def _reset_words(self) -> None:
         self._ids: dict[str, int] = {}
         self._words: list[str] = []
         # every known word's features, in a row: the slot each hashes to, and its sign
+        # (arrays with room to grow: the first ``_n_feat`` / ``len(_words)`` entries count)
+        self._n_feat = 0
         self._feat_slot = np.empty(0, np.int64)
         self._feat_sign = np.empty(0, np.float64)
         self._feat_start = np.empty(0, np.int64)  # where each word's hashes start
@@ -141,6 +148,16 @@ class HashingEmbedder:
             if norm:
                 out[row] /= norm
         return out
+
+
+def _room(array: np.ndarray, size: int) -> np.ndarray:
+    """``array`` with room for ``size`` entries: grown by doubling, so registering words
+    batch after batch copies each entry a few times, not once per batch."""
+    if size <= len(array):
+        return array
+    grown = np.empty(max(size, 2 * len(array), 1024), dtype=array.dtype)
+    grown[:len(array)] = array
+    return grown
 
 
 def _words(text: str) -> list[str]:
