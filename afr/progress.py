@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import sys
 from types import TracebackType
+from typing import TYPE_CHECKING
 
-from tqdm import tqdm
+if TYPE_CHECKING:  # tqdm is imported when a bar is made: commands without one skip it
+    from tqdm import tqdm
 
 
 def enabled_by_default() -> bool:
@@ -18,6 +20,8 @@ class Phases:
 
     def __init__(self, names: list[str], *, enabled: bool = True) -> None:
         self.names = names
+        from tqdm import tqdm
+
         self.bar = tqdm(total=len(names), disable=not enabled, unit="step", leave=False,
                         file=sys.stderr, bar_format="{desc} {bar} {n_fmt}/{total_fmt} {elapsed}")
         self._started = False
@@ -41,5 +45,7 @@ class Phases:
 
 
 def bar(total: int | None, desc: str, *, enabled: bool = True, unit: str = "it") -> tqdm:
+    from tqdm import tqdm
+
     return tqdm(total=total, desc=desc, disable=not enabled, unit=unit, file=sys.stderr,
                 dynamic_ncols=True, unit_scale=True, leave=False)

@@ -9,6 +9,7 @@ questions, Cypher, LLM replies — so every later step sees ordinary text.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 
 _NUL = re.compile("\x00")
@@ -65,3 +66,13 @@ def strip_reasoning(text: str, *, answer_in: Callable[[str], object] = str.strip
         text = "".join(pieces)
         low = text.lower()
     return text
+
+
+def fold_name(name: str) -> str:
+    """A name as the name index keys it: trimmed, inner whitespace collapsed, accents
+    removed (NFKD, combining marks dropped) and case-folded — "  Zoë  Müller" and
+    "zoe muller" are the same key. One definition, used when the index is built and when
+    it is searched, so both stores agree."""
+    text = unicodedata.normalize("NFKD", clean_text(name))
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    return " ".join(text.casefold().split())

@@ -76,7 +76,7 @@ def run_store(store, queries, embedder, memory: bool = False
               f"{time.perf_counter() - t:.1f} s", file=sys.stderr)
     steps: dict[str, list[float]] = {}
     gqueries = []
-    import afr.pipeline.ask as ask_mod
+    import afr.pipeline.grounding as ask_mod
 
     original = ask_mod.ground
 

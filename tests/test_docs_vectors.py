@@ -15,6 +15,7 @@ from afr.load import load_skb_dir
 from afr.store import Store
 from afr.vectors import embed_store, query_vector, search
 from afr.vectors.documents import build_documents
+from afr.vectors.search import _PENDING, save_query_vectors
 
 
 class WordEmbedder:
@@ -101,6 +102,15 @@ def test_query_vector_cache(loaded: Store) -> None:
     a = query_vector(loaded, emb, "some question")
     b = query_vector(loaded, emb, "some question")
     assert emb.calls == calls + 1 and np.allclose(a, b)
+    # nothing written yet (an ask saves after its answers), then one save writes it
+    count = "SELECT count(*) FROM query_embeddings"
+    assert loaded.query(count)[0][0] == 0
+    save_query_vectors(loaded)
+    assert loaded.query(count)[0][0] == 1
+    save_query_vectors(loaded)  # nothing pending: nothing happens
+    _PENDING.clear()  # a new process
+    c = query_vector(loaded, emb, "some question")  # from the store's cache now
+    assert emb.calls == calls + 1 and np.allclose(a, c)
 
 
 def test_embedding_model_mismatch(loaded: Store) -> None:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import random
+import re
+import unicodedata
+import zlib
+
 import numpy as np
 import pytest
 from fake_openai import FakeOpenAI
@@ -55,3 +60,59 @@ def test_st_missing_is_clear() -> None:
     except ImportError:
         with pytest.raises(EmbeddingError, match="afr\\[st\\]"):
             make_embedder("st:all-MiniLM-L6-v2")
+
+
+class _OneTextAtATime(HashingEmbedder):
+    """The built-in embedder as it was before it embedded batches at once (kept here to
+    check that the batched one gives the very same bits)."""
+
+    @staticmethod
+    def _old_hashes(text: str) -> list[int]:
+        text = unicodedata.normalize("NFKC", text).lower().replace("'", "").replace("’", "")
+        words = re.findall(r"\w+", text)
+        hashes = [zlib.crc32(f"b:{a} {b}".encode()) for a, b in
+                  zip(words, words[1:], strict=False)]
+        for word in words:
+            padded = f"<{word}>"
+            feats = [f"w:{word}"]
+            for n in (3, 4):
+                feats += [f"c:{padded[i:i + n]}" for i in range(len(padded) - n + 1)]
+            hashes += [zlib.crc32(f.encode("utf-8")) for f in feats]
+        return hashes
+
+    def embed(self, texts):  # type: ignore[override]
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            hashes = np.array(self._old_hashes(text or ""), dtype=np.uint32)
+            if not len(hashes):
+                continue
+            slots = (hashes & 0x7FFFFFFF) % self.dim
+            signs = np.where(hashes & 0x80000000, 1.0, -1.0)
+            counts = np.bincount(slots, weights=signs, minlength=self.dim)
+            val = counts.astype(np.float32)
+            with np.errstate(divide="ignore"):
+                out[row] = np.sign(val) * (1.0 + np.log(np.abs(val) + 1e-12).clip(min=0))
+            norm = np.linalg.norm(out[row])
+            if norm:
+                out[row] /= norm
+        return out
+
+
+@pytest.mark.parametrize("dim", [16, 100, 384])
+def test_batched_hashing_is_bit_identical(dim: int) -> None:
+    rng = random.Random(dim)
+    alphabet = "abcdeéfghijklmnopqrstuvwxyzÄÖß'’ 0123456789-,.\t\n"
+    words = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 9)))
+             for _ in range(300)]
+    texts = ["", " ", "''", None] + [
+        " ".join(rng.choice(words) for _ in range(rng.choice([0, 1, 2, 5, 40, 400])))
+        for _ in range(400)]
+    rng.shuffle(texts)
+    embedder = HashingEmbedder(dim)
+    old = _OneTextAtATime(dim).embed(texts)
+    for batch in (texts, texts[:7], texts[7:]):  # the second and third reuse memoised words
+        new = embedder.embed(batch)
+        assert new.dtype == np.float32
+        want = old if batch is texts else old[:7] if len(batch) == 7 else old[7:]
+        assert new.tobytes() == want.tobytes()
+    assert HashingEmbedder(dim).embed([]).shape == (0, dim)

@@ -74,7 +74,10 @@ def queries(draw: st.DrawFn, n_nodes: int) -> tuple[GroundingQuery, int, int]:
         kind = draw(st.sampled_from(["const", "const", "var", "var", "allowed"]))
         if kind == "const":
             cands = tuple(draw(st.lists(node_ids, min_size=0, max_size=14, unique=True)))
-            symbols[name] = GSymbol(name, node_type, candidates=cands)
+            # the first `lead` candidates are exact name matches: all of them at level 1
+            lead = draw(st.sampled_from([0, 0, 1, 2, 3, 5]))
+            symbols[name] = GSymbol(name, node_type, candidates=cands,
+                                    lead=min(lead, len(cands)))
         elif kind == "allowed":
             allowed = tuple(draw(st.lists(node_ids, min_size=0, max_size=20, unique=True)))
             symbols[name] = GSymbol(name, node_type, allowed=allowed)

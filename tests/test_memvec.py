@@ -67,7 +67,7 @@ def test_matrix_equals_sql_scan(embedded: DuckDBStore) -> None:
 
 def test_ties_break_by_node_id() -> None:
     vectors = np.array([[1, 0], [0, 1], [1, 0], [1, 0]], dtype=np.float32)
-    matrix = SearchMatrix(np.array([4, 5, 7, 9]), vectors, {"t": np.arange(4)})
+    matrix = SearchMatrix(np.array([4, 5, 7, 9]), vectors, {"t": (0, 4)})
     assert [i for i, _ in matrix.search(np.array([2.0, 0.0]), 2)] == [4, 7]
     assert [i for i, _ in matrix.search(np.array([1.0, 0.0]), 9, ids=[9, 5, 123])] == [9, 5]
 
@@ -87,3 +87,121 @@ def test_budget_keeps_large_stores_on_sql(embedded: DuckDBStore) -> None:
     vec = HashingEmbedder(32).embed(["w1"])[0]
     assert search(embedded, "doc", vec, 5) == sql_search(embedded, "doc", vec, 5)
     assert memory_vectors(embedded)._matrices == {"doc": None}
+
+
+def test_embed_writes_a_mapped_matrix_a_cold_store_uses(embedded: DuckDBStore) -> None:
+    path = memory.matrix_path(embedded, "doc")
+    assert path is not None and path.exists() and memory.matrix_path(embedded, "doc_rel").exists()
+    cold = DuckDBStore(embedded.path)  # a new store object: nothing built in this process
+    try:
+        # (the fixture's store holds DuckDB's lock in this process; a second connection of
+        # the same process is allowed)
+        matrix = memory.search_matrix(cold, "doc", 32)
+        assert matrix is not None and isinstance(matrix.vectors, np.memmap)
+        embedder = HashingEmbedder(32)
+        for words, types in (("w1 w3", None), ("w2", ["b"]), ("w5 w9", ["c", "a"])):
+            vec = embedder.embed([words])[0]
+            got = search(cold, "doc", vec, 15, types=types)
+            want = sql_search(embedded, "doc", vec, 15, types=types)
+            assert [i for i, _ in got] == [i for i, _ in want]
+            assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-5)
+    finally:
+        cold.close()
+
+
+def test_stale_file_is_ignored_then_rebuilt(embedded: DuckDBStore) -> None:
+    path = memory.matrix_path(embedded, "doc")
+    old = path.read_bytes()
+    with embedded.transaction():
+        memory.new_vectors_version(embedded, "doc")  # as if another process re-embedded
+    version = embedded.get_meta(memory.version_key("doc"))
+    assert memory.open_matrix(path, version, 32) is None
+    memory.vectors_changed(embedded)
+    assert memory.search_matrix(embedded, "doc", 32) is None  # not current: SQL answers
+    stop = memory.memory_vectors(embedded)
+    assert stop is not None and not stop.build
+    use_memory_vectors(embedded)  # a process that searches a lot rebuilds and rewrites it
+    assert memory.search_matrix(embedded, "doc", 32) is not None
+    assert path.read_bytes() != old and memory.open_matrix(path, version, 32) is not None
+
+
+def test_damaged_file_is_ignored(embedded: DuckDBStore) -> None:
+    path = memory.matrix_path(embedded, "doc")
+    version = embedded.get_meta(memory.version_key("doc"))
+    assert memory.open_matrix(path, version, 32) is not None
+    assert memory.open_matrix(path, version, 64) is None
+    path.write_bytes(path.read_bytes()[:-4])
+    assert memory.open_matrix(path, version, 32) is None
+
+
+def test_failed_write_leaves_nothing(embedded: DuckDBStore, monkeypatch) -> None:
+    folder = embedded.sidecar_dir()
+    for f in folder.iterdir():
+        f.unlink()
+    folder.rmdir()
+
+    def full_disk(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(memory.os, "fsync", full_disk)
+    assert memory.write_matrix_file(embedded, "doc") is False
+    assert not folder.exists()  # neither a half-written file nor an empty folder
+    monkeypatch.undo()
+    folder.mkdir()
+    (folder / "doc_rel.afrvec").write_bytes(b"keep")
+    monkeypatch.setattr(memory.os, "fsync", full_disk)
+    assert memory.write_matrix_file(embedded, "doc") is False
+    assert [f.name for f in folder.iterdir()] == ["doc_rel.afrvec"]
+
+
+def test_blocks_are_views_in_place() -> None:
+    rng = np.random.default_rng(5)
+    ids = rng.permutation(50).astype(np.int64)
+    types = np.array(["x", "y", "z"], dtype=object)[rng.integers(0, 3, size=50)]
+    matrix = SearchMatrix.from_rows(ids, types, rng.normal(size=(50, 8)).astype(np.float32))
+    assert list(matrix.blocks) == ["x", "y", "z"]
+    for t, (a, b) in matrix.blocks.items():
+        assert set(types[np.isin(ids, matrix.ids[a:b])]) == {t}
+        assert np.all(np.diff(matrix.ids[a:b]) > 0)
+    query = rng.normal(size=8).astype(np.float32)
+    full = matrix.search(query, 50)
+    typed = matrix.search(query, 50, types=["z", "x"])
+    same([r for r in full if types[list(ids).index(r[0])] in ("x", "z")], typed)
+    by_id = matrix.search(query, 50, ids=[int(i) for i in ids[:10]], types=["y"])
+    same([r for r in full if r[0] in set(ids[:10].tolist())
+          and types[list(ids).index(r[0])] == "y"], by_id)
+
+
+def same(want: list[tuple[int, float]], got: list[tuple[int, float]]) -> None:
+    assert [i for i, _ in got] == [i for i, _ in want]
+    assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-5)
+
+
+@pytest.mark.parametrize("in_memory", [False, True])
+def test_graph_strand_sized_to_quota_equals_the_full_list(embedded: DuckDBStore,
+                                                           in_memory: bool) -> None:
+    from afr.pipeline.ranking import graph_strand, graph_strand_all
+
+    if in_memory:
+        use_memory_vectors(embedded)
+    else:
+        memory.stop_memory_vectors(embedded)
+    rng = np.random.default_rng(7)
+    embedder = HashingEmbedder(32)
+    for trial in range(25):
+        vec = embedder.embed([" ".join(f"w{i}" for i in rng.integers(0, 40, size=3))])[0]
+        # node ids ≥ 300 have no vector; levels come in a few groups, some large
+        nodes = rng.choice(320, size=int(rng.integers(1, 120)), replace=False)
+        levels = rng.choice([1, 2, 3, 5, 8], size=len(nodes), p=[.5, .1, .2, .1, .1])
+        grounded = sorted(zip(nodes.tolist(), levels.tolist(), strict=True),
+                          key=lambda a: (a[1], a[0]))
+        full = graph_strand_all(embedded, vec, grounded)
+        # as step 6 ranked before it was sized: one search over all, then a sort
+        level = dict(grounded)
+        scored = dict(search(embedded, "doc", vec, len(level), ids=list(level)))
+        before = sorted(level, key=lambda n: (level[n], -scored.get(n, -1.0), n))
+        assert [c.node_id for c in full] == before
+        for quota in (1, 3, 10, 20, len(grounded), len(grounded) + 5):
+            sized = graph_strand(embedded, vec, grounded, quota)
+            assert [(c.node_id, c.level) for c in sized] == \
+                [(c.node_id, c.level) for c in full[:quota]], (trial, quota)

@@ -8,11 +8,8 @@ from pathlib import Path
 
 from afr.errors import StoreError
 from afr.lexical import has_lexical_index
-from afr.lexical.index import build_lexical_index
-from afr.load import load_skb_dir
 from afr.resources import demo_skb_dir, demo_store_path
 from afr.store import DEFAULT_DB, DuckDBStore, Store, chosen_db, is_postgres_url, open_store
-from afr.vectors import embed_store
 from afr.vectors.documents import DOCUMENTS_VERSION
 
 DEMO_EMBEDDER = "hash"
@@ -40,7 +37,11 @@ def demo_ready(path: Path | None = None) -> bool:
 def ensure_demo_store(path: Path | None = None, *, rebuild: bool = False,
                       progress: bool = True) -> Path:
     """Load and embed the demo SKB into ``path`` (default: the cache) unless it is there."""
+    # Building the demo is rare: commands that only open a store do not import the loader.
     from afr.embed import make_embedder
+    from afr.lexical.index import build_lexical_index
+    from afr.load import load_skb_dir
+    from afr.vectors import embed_store
 
     path = path or demo_store_path()
     if demo_ready(path) and not rebuild:

@@ -71,7 +71,7 @@ def run_eval(store: Store, source: str | None = None, *, resume: str | None = No
         settings = run.settings
         if concurrency is not None:
             settings.concurrency = concurrency
-        pipeline = Pipeline(store, settings.ask_config())
+        pipeline = Pipeline(store, settings.ask_config(), full_graph_strand=True)
     else:
         if not source:
             raise AfrError("missing SOURCE (a question file or folder, or 'demo'); "
@@ -84,7 +84,7 @@ def run_eval(store: Store, source: str | None = None, *, resume: str | None = No
         mismatch = skb_mismatch(store, path)
         if mismatch:
             note(mismatch)
-        pipeline = Pipeline(store, config or AskConfig())
+        pipeline = Pipeline(store, config or AskConfig(), full_graph_strand=True)
         settings.ask = resolved_settings(pipeline)
     questions = settings.questions()
     if not questions:

@@ -2,7 +2,7 @@
 for cyclic ones.
 
 Every constant candidate carries the scope level at which it enters (rank 1 → level 1,
-rank 4 → level 5, …). An answer's level is the smallest, over all consistent assignments,
+rank 4 → level 5, …; all exact name matches → level 1). An answer's level is the smallest, over all consistent assignments,
 of the largest level used; for a tree that is a bottom-up pass from the leaves to the
 target where each hop takes the MIN level over neighbours and each node the MAX over its
 children. Threshold that at level L and you get exactly the set the paper's algorithm
@@ -18,7 +18,7 @@ from typing import Any
 
 from afr.cypher.model import target_component
 from afr.ground.query import EdgeDirections, GroundingQuery, GTriplet
-from afr.ground.schedule import level_of_rank, scope_schedule
+from afr.ground.schedule import candidate_levels, scope_schedule
 
 
 @dataclass
@@ -74,13 +74,9 @@ class _Builder:
         sym = self.q.symbols[var]
         type_param = self.param("t", sym.node_type) if sym.node_type else None
         if sym.candidates is not None:
-            ids, lvls = [], []
-            for rank, node in enumerate(sym.candidates, 1):
-                level = level_of_rank(rank, self.schedule)
-                if level is None:
-                    break  # beyond the last level: never in scope
-                ids.append(int(node))
-                lvls.append(level)
+            # candidates beyond the last level are never in scope
+            lvls = candidate_levels(len(sym.candidates), self.schedule, sym.lead)
+            ids = [int(node) for node in sym.candidates[:len(lvls)]]
             return {"kind": "const", "ids": self.param("c", ids), "lvls": self.param("l", lvls),
                     "type": type_param}
         if sym.allowed is not None:

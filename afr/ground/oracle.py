@@ -1,6 +1,7 @@
 """The test reference for grounding: the paper's Algorithm 2, round by round, in sets.
 
-Deliberately plain. For each scope level, constants keep their first l candidates,
+Deliberately plain. For each scope level l, constants keep the candidates that have entered by l (their
+first l, or all exact name matches and l − 1 more),
 variables range over their type (or domain), and every triplet prunes both its ends
 until nothing changes; the target's set is that level's answer set. An answer's level
 is the first level at which it appears.
@@ -14,7 +15,7 @@ from collections.abc import Iterable
 
 from afr.cypher.model import target_component
 from afr.ground.query import EdgeDirections, GroundingQuery, GroundingResult, GTriplet
-from afr.ground.schedule import cut_at_k, scope_schedule
+from afr.ground.schedule import candidate_levels, cut_at_k, scope_schedule
 
 
 class Graph:
@@ -59,13 +60,15 @@ class Graph:
         return found
 
 
-def ground_level(graph: Graph, query: GroundingQuery, level: int) -> set[int]:
+def ground_level(graph: Graph, query: GroundingQuery, level: int,
+                 query_levels: list[int]) -> set[int]:
     symbols, triplets = target_component(query.target, query.triplets)
     sets: dict[str, set[int]] = {}
     for var in symbols:
         sym = query.symbols[var]
         if sym.candidates is not None:
-            domain = set(sym.candidates[:level])
+            levels = candidate_levels(len(sym.candidates), query_levels, sym.lead)
+            domain = {c for c, lv in zip(sym.candidates, levels, strict=False) if lv <= level}
         elif sym.allowed is not None:
             domain = set(sym.allowed)
         else:
@@ -94,7 +97,7 @@ def oracle_ground(edges: Iterable[tuple[int, str, int]], node_types: dict[int, s
     schedule = scope_schedule(l_max)
     first_seen: dict[int, int] = {}
     for level in schedule:
-        for node in ground_level(graph, query, level):
+        for node in ground_level(graph, query, level, schedule):
             first_seen.setdefault(node, level)
         if len(first_seen) >= k:
             break

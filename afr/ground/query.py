@@ -13,12 +13,15 @@ class GSymbol:
     ``candidates``: a constant's ranked node ids (best first); None for a variable.
     ``allowed``: a variable's explicit domain (nodes passing its filters); None = any.
     ``node_type``: the nodes' type; None = any type.
+    ``lead``: how many leading candidates share level 1 (a constant's exact name matches,
+    ``afr.ground.schedule.level_of_candidate``); 0 or 1 = the plain schedule.
     """
 
     var: str
     node_type: str | None
     candidates: tuple[int, ...] | None = None
     allowed: tuple[int, ...] | None = None
+    lead: int = 0
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from afr.ground.compile import CompiledGrounding, compile_grounding, edge_ways
 from afr.ground.query import EdgeDirections, GroundingQuery, GroundingResult
-from afr.ground.schedule import cut_at_k, level_of_rank, scope_schedule
+from afr.ground.schedule import candidate_levels, cut_at_k, scope_schedule
 from afr.store.base import Store
 
 MAX_ROUNDS = 1000
@@ -49,9 +49,14 @@ def _first_stage(query: GroundingQuery, schedule: list[int]) -> GroundingQuery |
     that would change nothing."""
     if not schedule or schedule[-1] <= FIRST_STAGE:
         return None
-    cut = {var: replace(sym, candidates=sym.candidates[:FIRST_STAGE])
-           for var, sym in query.symbols.items()
-           if sym.candidates is not None and len(sym.candidates) > FIRST_STAGE}
+    cut = {}
+    for var, sym in query.symbols.items():
+        if sym.candidates is None:
+            continue
+        levels = candidate_levels(len(sym.candidates), schedule, sym.lead)
+        keep = sum(1 for level in levels if level <= FIRST_STAGE)
+        if len(sym.candidates) > keep:
+            cut[var] = replace(sym, candidates=sym.candidates[:keep])
     if not cut:
         return None
     return replace(query, symbols={**query.symbols, **cut})
@@ -98,14 +103,9 @@ def witnesses(store: Store, query: GroundingQuery, answers: list[tuple[int, int]
         sym = query.symbols[other]
         if sym.candidates is None:
             continue
-        ranks, cands, cand_lvls = {}, [], []
-        for rank, node in enumerate(sym.candidates, 1):
-            level = level_of_rank(rank, schedule)
-            if level is None:
-                break
-            ranks[int(node)] = rank
-            cands.append(int(node))
-            cand_lvls.append(level)
+        cand_lvls = candidate_levels(len(sym.candidates), schedule, sym.lead)
+        cands = [int(node) for node in sym.candidates[:len(cand_lvls)]]
+        ranks = {node: rank for rank, node in enumerate(cands, 1)}
         i = len(links)
         params[f"cands{i}"], params[f"cand_lvls{i}"] = cands, cand_lvls
         if t.edge_type is not None:

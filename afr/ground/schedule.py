@@ -21,6 +21,30 @@ def level_of_rank(rank: int, schedule: list[int]) -> int | None:
     return schedule[i] if i < len(schedule) else None
 
 
+def level_of_candidate(rank: int, schedule: list[int], lead: int = 0) -> int | None:
+    """The level at which a constant's candidate at ``rank`` (1-based) enters scope when its
+    first ``lead`` candidates are exact name matches: those all enter at level 1 together,
+    as one candidate would (a name shared by four nodes puts all four in the first scope),
+    and the candidates after them follow the schedule from the second place on."""
+    if not schedule:
+        return None
+    if rank <= lead:
+        return schedule[0]
+    return level_of_rank(rank - max(lead - 1, 0), schedule)
+
+
+def candidate_levels(count: int, schedule: list[int], lead: int = 0) -> list[int]:
+    """The levels of a constant's first ``count`` candidates, up to the last one in scope
+    at the schedule's last level (the rest never enter)."""
+    levels = []
+    for rank in range(1, count + 1):
+        level = level_of_candidate(rank, schedule, lead)
+        if level is None:
+            break
+        levels.append(level)
+    return levels
+
+
 def cut_at_k(answers: list[tuple[int, int]], schedule: list[int], k: int
              ) -> tuple[list[tuple[int, int]], int | None]:
     """Keep answers up to the first level with ≥ k of them (that whole level)."""

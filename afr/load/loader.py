@@ -22,6 +22,7 @@ from afr.load.stage import (
 )
 from afr.progress import Phases
 from afr.store.base import Store
+from afr.store.names import build_name_index
 from afr.store.skb import SkbSchema
 
 
@@ -111,6 +112,7 @@ def load_staged(
                     })
                 phases.next("building indexes")
                 store.run("load/indexes.sql")
+                build_name_index(store)
                 meta = {
                     "skb_name": schema.name,
                     "skb_description": schema.description,

@@ -27,7 +27,7 @@ from afr.pipeline.filters import AttributeCatalog
 from afr.pipeline.grounding import GroundedCypher, ground_cypher, provenance
 from afr.pipeline.hybrid_ranking import plain_candidates, rank_hybrid
 from afr.pipeline.offline import formalize, guess_target_type
-from afr.pipeline.ranking import combine, graph_strand, vss_strand
+from afr.pipeline.ranking import combine, graph_strand, graph_strand_all, vss_strand
 from afr.pipeline.repair import repair_round, run_outcome
 from afr.pipeline.rerank import rerank
 from afr.pipeline.result import AskResult, Candidate, RankedAnswer
@@ -40,15 +40,19 @@ from afr.store.base import VECTOR_VARIANTS, NodeDetails, Store
 from afr.store.skb import SkbSchema
 from afr.text import clean_text
 from afr.vectors.exact import use_exact_search
-from afr.vectors.search import query_vector
+from afr.vectors.search import query_vector, save_query_vectors
 
 
 class Pipeline:
     """Holds what every question of a session shares: store, schema, embedder, LLM."""
 
     def __init__(self, store: Store, config: AskConfig | None = None, *,
-                 embedder: Embedder | None = None, llm: Any = None) -> None:
+                 embedder: Embedder | None = None, llm: Any = None,
+                 full_graph_strand: bool = False) -> None:
         self.store = store
+        #: Rank every grounded answer in step 6 (``AskResult.graph_ranked``), not just the
+        #: ones this ask uses: the evaluation's "1-6" ablation needs the whole list.
+        self.full_graph_strand = full_graph_strand
         self.config = _with_settings(config or AskConfig())
         self.schema: SkbSchema = store.skb_schema()
         self.embedder = embedder or embedder_for_store(store)
@@ -116,9 +120,11 @@ class Pipeline:
                 candidates = rank_hybrid(self.store, qvec, result, self.schema, cfg)
         else:
             with timer.step("6_vss_grounded"):
-                # all grounded answers are scored anyway; the quota cuts them (ablations
-                # use all)
-                result.graph_ranked = graph_strand(self.store, qvec, grounded, len(grounded))
+                # Sized to what this ask uses: the quota, and the top k for provenance; the
+                # evaluation's ablations ask for the whole list (full_graph_strand).
+                result.graph_ranked = graph_strand_all(self.store, qvec, grounded) \
+                    if self.full_graph_strand else \
+                    graph_strand(self.store, qvec, grounded, max(cfg.graph_quota, cfg.k))
                 graph_part = result.graph_ranked[:max(cfg.graph_quota, 0)]
         if gquery is not None and result.graph_ranked:
             with timer.step("provenance"):
@@ -176,6 +182,7 @@ class Pipeline:
                 # The answers are found; a store that cannot take the log (full disk,
                 # read-only) should not cost the user them.
                 result.warnings.append(f"this run was not logged ({exc})")
+        save_query_vectors(self.store)  # after the answers, like the log
 
     def ground_cypher(self, cypher: str, *, target_type: str | None = None,
                       timer: Timer | None = None) -> GroundedCypher:

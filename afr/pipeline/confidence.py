@@ -2,10 +2,10 @@
 every graph answer comes from far scope expansion instead.
 
 A constant's candidates start with the nodes whose name or alias equals the name written
-(``SymbolCandidates.exact``); scope level L uses each constant's first L candidates. So a
-graph answer at a level no larger than ``exact_level`` — the largest level whose scope, for
-every constant, holds exact matches only — is linked to the very entities the question
-names. Answers beyond it come from similar names: expanded scope, weaker evidence.
+(``SymbolCandidates.exact``), and all of them enter scope together at the first level. So a
+graph answer at ``exact_level`` (the first level, when every constant has an exact match)
+is linked to the very entities the question names. Answers beyond it come from similar
+names: expanded scope, weaker evidence.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ def assess(result: AskResult) -> Confidence:
         return out
     out.exact_names = {var: s.exact for var, s in constants.items()}
     fewest = min(out.exact_names.values())
-    out.exact_level = max((lv for lv in grounding.levels if lv <= fewest), default=0)
+    # all exact matches of a constant enter together, at the first level (GSymbol.lead)
+    out.exact_level = grounding.levels[0] if fewest >= 1 and grounding.levels else 0
     graph_levels = [a.level for a in result.answers
                     if a.source in ("graph", "both") and a.level is not None]
     names = ", ".join(repr(_name(constants[v].search)) for v in constants)

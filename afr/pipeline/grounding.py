@@ -55,6 +55,7 @@ def grounding_query(resolved: ResolvedQuery, symbols: dict[str, SymbolCandidates
             var, sym.node_type,
             candidates=tuple(cands.ids) if sym.is_constant else None,
             allowed=tuple(cands.allowed) if cands.allowed is not None else None,
+            lead=cands.exact if sym.is_constant else 0,
         )
     triplets = tuple(GTriplet(t.head, t.edge_type, t.tail, t.directed, t.min_hops, t.max_hops)
                      for t in resolved.triplets)

@@ -21,13 +21,47 @@ from afr.vectors.search import search
 def graph_strand(
     store: Store, qvec: np.ndarray, grounded: Sequence[tuple[int, int]], quota: int,
 ) -> list[Candidate]:
-    """Step 6: the first ``quota`` grounded answers by (level, similarity)."""
+    """Step 6: the first ``quota`` grounded answers by (level, similarity, id).
+
+    Sized to the quota: levels are ranked whole before the next, so only the levels
+    that fill it are scored, and the last of them only for its best ``quota − taken``
+    (a top-k search, not a sort of the level) — the same first ``quota`` answers as
+    scoring every grounded answer. Answers without a vector follow the scored ones of
+    their level, by id."""
     if quota <= 0 or not grounded:
         return []
-    level = {int(n): int(lv) for n, lv in grounded}
-    scored = dict(search(store, "doc", qvec, len(level), ids=list(level)))
-    order = sorted(level, key=lambda n: (level[n], -scored.get(n, -1.0), n))
-    return [Candidate(n, "graph", level[n], scored.get(n)) for n in order[:quota]]
+    by_level: dict[int, list[int]] = {}
+    for node, level in grounded:
+        by_level.setdefault(int(level), []).append(int(node))
+    full: list[int] = []  # the levels taken whole, before the last one needed
+    last: int | None = None
+    for level in sorted(by_level):
+        if len(full) + len(by_level[level]) >= quota:
+            last = level
+            break
+        full.extend(by_level[level])
+    level_of = {n: lv for lv, nodes in by_level.items() for n in nodes}
+    out: list[Candidate] = []
+    parts = [(full, len(full))] if full else []
+    if last is not None:
+        parts.append((by_level[last], quota - len(full)))
+    for nodes, need in parts:
+        scored = search(store, "doc", qvec, need, ids=nodes)
+        found = {n for n, _ in scored}
+        ranked = [(n, s) for n, s in scored] + [
+            (n, None) for n in sorted(set(nodes) - found)]
+        # in the levels taken whole, order by level first (a search ranks by score alone)
+        ranked.sort(key=lambda r: (level_of[r[0]], -(r[1] if r[1] is not None else -1.0),
+                                   r[0]))
+        out += [Candidate(n, "graph", level_of[n], s) for n, s in ranked[:need]]
+    return out
+
+
+def graph_strand_all(store: Store, qvec: np.ndarray, grounded: Sequence[tuple[int, int]]
+                     ) -> list[Candidate]:
+    """Every grounded answer by (level, similarity, id): the full step 6 list that the
+    evaluation's "1-6" ablation scores."""
+    return graph_strand(store, qvec, grounded, len(grounded))
 
 
 def vss_strand(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
-from afr.ground.schedule import level_of_rank, scope_schedule
+from afr.ground.schedule import level_of_candidate, scope_schedule
 from afr.pipeline.result import AskResult
 from afr.store.base import Store
 
@@ -25,7 +25,7 @@ def write_run(store: Store, result: AskResult, *, eval_id: str | None = None,
             sym_rows["symbols"].append(var)
             sym_rows["node_ids"].append(node_id)
             sym_rows["ranks"].append(rank)
-            sym_rows["levels"].append(level_of_rank(rank, schedule) or 0)
+            sym_rows["levels"].append(level_of_candidate(rank, schedule, cands.exact) or 0)
             sym_rows["scores"].append(score)
     answers = result.answers
 

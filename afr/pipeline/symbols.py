@@ -17,6 +17,7 @@ from afr.cypher.resolve import ResolvedQuery, ResolvedSymbol
 from afr.embed import Embedder
 from afr.pipeline.filters import AttributeCatalog, FilterResult, filter_nodes
 from afr.store.base import Store
+from afr.store.names import has_name_index, lookup_names
 from afr.vectors.search import query_vector, search
 
 
@@ -81,9 +82,27 @@ def _search_symbol(
 def _exact_names(store: Store, wanted: list[tuple[ResolvedSymbol, list[int] | None]], *,
                  l_max: int) -> list[list[int]]:
     """For each (constant, its allowed nodes or None): the nodes whose name or an alias
-    equals one of its search strings, of its type, in one statement for all of them."""
+    equals one of its search strings (case- and accent-folded), of its type, by id: point
+    lookups in the name index (one statement for all constants)."""
     if not wanted:
         return []
+    if not has_name_index(store):
+        return _exact_names_scan(store, wanted, l_max=l_max)
+    names = [name for sym, _ in wanted for name in sym.search_strings]
+    hits = iter(lookup_names(store, names))
+    found: list[list[int]] = []
+    for sym, allowed in wanted:
+        keep = set(allowed) if allowed is not None else None
+        ids = {node for _ in sym.search_strings for node, node_type in next(hits)
+               if (sym.node_type is None or node_type == sym.node_type)
+               and (keep is None or node in keep)}
+        found.append(sorted(ids)[:l_max])
+    return found
+
+
+def _exact_names_scan(store: Store, wanted: list[tuple[ResolvedSymbol, list[int] | None]], *,
+                      l_max: int) -> list[list[int]]:
+    """The same by a lower() scan, for stores loaded before the name index existed."""
     params: dict[str, object] = {
         "syms": [i for i, (sym, _) in enumerate(wanted) for _ in sym.search_strings],
         "names": [name for sym, _ in wanted for name in sym.search_strings],
@@ -95,7 +114,7 @@ def _exact_names(store: Store, wanted: list[tuple[ResolvedSymbol, list[int] | No
         "limit": l_max,
     }
     found: list[list[int]] = [[] for _ in wanted]
-    for sym, node in store.run("symbols/exact_names.sql", params):
+    for sym, node in store.run("symbols/exact_names_scan.sql", params):
         found[int(sym)].append(int(node))
     return found
 

@@ -21,22 +21,25 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import jinja2
-import numpy as np
 
 from afr.errors import StoreConnectionError, StoreError
 from afr.resources import schema_dir, sql_dir
 from afr.store.dialect import DUCKDB, Dialect, split_sql
 from afr.store.skb import EdgeType, NodeType, SkbSchema
 
+if TYPE_CHECKING:  # numpy is imported where arrays are made: `afr sql` needs none
+    import numpy as np
+
 T = TypeVar("T")
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 VECTOR_VARIANTS = ("doc", "doc_rel")
 # Tables that hold one SKB's data; --replace empties them.
 SKB_TABLES = ("nodes", "node_aliases", "edges", "node_types", "edge_types", "node_attributes",
-              "lex_postings", "lex_docs", "lex_df", "lex_stats")
+              "lex_postings", "lex_docs", "lex_df", "lex_stats", "node_names")
 DIALECTS = ("duckdb", "postgres")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -191,6 +194,8 @@ class Store(ABC):
                     ) -> dict[str, np.ndarray]:
         """Columns as numpy arrays (bulk reads, such as a vector matrix)."""
         columns, rows = self.query_with_columns(sql, params)
+        import numpy as np
+
         return {c: np.asarray([r[i] for r in rows], dtype=object)
                 for i, c in enumerate(columns)}
 
@@ -289,6 +294,19 @@ class Store(ABC):
     @abstractmethod
     def _write_vectors(self, variant: str, ids: np.ndarray, vectors: np.ndarray) -> None: ...
 
+    def write_rows(self, table: str, columns: dict[str, np.ndarray]) -> None:
+        """Append rows to ``table`` in bulk: column name → a 1-d array (int64, float or
+        str/object), all of one length. DuckDB scans the arrays in place; PostgreSQL takes
+        them through COPY."""
+        check_identifier(table, "table")
+        for name in columns:
+            check_identifier(name, "column")
+        if columns and len(next(iter(columns.values()))):
+            self._write_rows(table, columns)
+
+    @abstractmethod
+    def _write_rows(self, table: str, columns: dict[str, np.ndarray]) -> None: ...
+
     def create_vector_table(self, variant: str, dim: int) -> None:
         self.forget_facts()
         if self.table_exists(f"emb_{check_identifier(variant)}"):
@@ -355,6 +373,21 @@ class Store(ABC):
     def get_meta(self, key: str) -> str | None:
         rows = self.run("meta/get.sql", {"key": key})
         return rows[0][0] if rows else None
+
+    def meta_fact(self, key: str) -> str | None:
+        """A meta value, read once per store object (until this store changes a fact)."""
+        return self._fact("meta", lambda: dict(self.run("meta/all.sql"))).get(key)
+
+    def set_meta_value(self, key: str, value: str) -> None:
+        """Set a meta value that no other cached fact depends on (a version key): unlike
+        ``set_meta``, the schema and the other facts stay cached."""
+        self.run("meta/set.sql", {"key": key, "value": value})
+        self._facts.pop("meta", None)
+
+    def sidecar_dir(self) -> Path | None:
+        """Where files derived from the store (memory-mapped vector matrices) live next to
+        it: a folder beside a store file; None for stores that are not files."""
+        return None
 
     def set_meta(self, key: str, value: str) -> None:
         self.forget_facts()

@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import numpy as np
 
 from afr.errors import StoreError
 from afr.store.base import SKB_TABLES, Store, check_identifier, decode_json_columns
 from afr.store.dialect import DUCKDB
+
+if TYPE_CHECKING:  # imported where arrays are made: `afr sql` needs none
+    import numpy as np
 
 
 class DuckDBStore(Store):
@@ -52,6 +54,11 @@ class DuckDBStore(Store):
             # elsewhere. Switch file access off (for good: DuckDB will not re-enable it).
             for stmt in self.sql("meta/lock_down.sql"):
                 self.con.execute(stmt)
+
+    def sidecar_dir(self) -> Path | None:
+        if str(self.path) == ":memory:":
+            return None
+        return self.path.with_name(self.path.name + ".vectors")
 
     # -- statements --------------------------------------------------------------------
 
@@ -132,6 +139,8 @@ class DuckDBStore(Store):
     def _write_vectors(self, variant: str, ids: np.ndarray, vectors: np.ndarray) -> None:
         # DuckDB scans dicts of 1-d numpy arrays without copying; a matrix goes in flat,
         # one row per (node, position), and is folded back into arrays in SQL.
+        import numpy as np
+
         n, dim = vectors.shape
         batch = {
             "node_id": np.repeat(np.asarray(ids, dtype=np.int64), dim),
@@ -144,6 +153,14 @@ class DuckDBStore(Store):
                 self.execute(stmt)
         finally:
             self.con.unregister("afr_vec_batch")
+
+    def _write_rows(self, table: str, columns: dict[str, np.ndarray]) -> None:
+        try:
+            self.con.register("afr_rows_batch", columns)
+            for stmt in self.sql("load/insert_rows.sql", table=table, columns=list(columns)):
+                self.execute(stmt)
+        finally:
+            self.con.unregister("afr_rows_batch")
 
     # build_vector_index: none. DuckDB's HNSW lives in an extension that must be
     # downloaded; we scan exactly (or search in-memory matrices, afr.vectors.memory),

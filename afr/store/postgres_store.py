@@ -234,6 +234,18 @@ class PostgresStore(Store):
         except psycopg.Error as exc:
             raise _store_error(exc) from None
 
+    def _write_rows(self, table: str, columns: dict[str, np.ndarray]) -> None:
+        statement = self.sql("load/copy_rows.sql", table=table, columns=list(columns))[0]
+        types = [_PG_COPY_TYPES.get(np.asarray(c).dtype.kind, "text") for c in columns.values()]
+        try:
+            with self.con.cursor().copy(statement) as copy:
+                copy.set_types(types)
+                for row in zip(*(np.asarray(c).tolist() for c in columns.values()),
+                               strict=True):
+                    copy.write_row(row)
+        except psycopg.Error as exc:
+            raise _store_error(exc) from None
+
     def build_vector_index(self, variant: str) -> None:
         check_identifier(variant, "embedding variant")
         if self.has_vector_index(variant):
@@ -262,6 +274,9 @@ class PostgresStore(Store):
                 self._vector_indexes.add(variant)
         return variant in self._vector_indexes
 
+
+# numpy dtype kind → the binary COPY type of a column written by write_rows
+_PG_COPY_TYPES = {"i": "int8", "u": "int8", "f": "float8", "b": "bool"}
 
 _LEADING_NOISE = re.compile(r"^(\s+|--[^\n]*(\n|$)|/\*.*?\*/|\()+", re.DOTALL)
 _QUERY_WORDS = {"select", "with", "values", "table", "explain", "show"}

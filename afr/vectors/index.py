@@ -19,7 +19,14 @@ from afr.errors import EmbeddingError
 from afr.progress import bar
 from afr.store.base import VECTOR_VARIANTS, Store
 from afr.vectors.documents import build_documents
-from afr.vectors.memory import vectors_changed
+from afr.vectors.memory import (
+    matrix_path,
+    new_vectors_version,
+    open_matrix,
+    vectors_changed,
+    version_key,
+    write_matrix_file,
+)
 
 
 @dataclass
@@ -125,6 +132,8 @@ def embed_store(
     for variant, recorded in filled.items():
         total, have = store.run("embed/count.sql", variant=variant)[0] if recorded else (0, 0)
         report.total[variant] = int(have)
+        if recorded:
+            _write_matrix(store, variant, recorded[1])
     report.seconds = time.perf_counter() - started
     return report
 
@@ -162,6 +171,7 @@ def _fill(store: Store, embedder: Embedder, variant: str, target: str,
                 store.write_vectors(target, np.asarray(ids, dtype=np.int64), vectors)
                 if not shadow:
                     store.record_embedding_model(variant, embedder.model_id, dim)
+                    new_vectors_version(store, variant)  # matrix files are stale now
             if not shadow:
                 vectors_changed(store)  # in-memory search matrices are stale from now on
             done += len(ids)
@@ -179,4 +189,20 @@ def _swap_in(store: Store, embedder: Embedder, complete: dict[str, tuple[str, in
             store.replace_vectors(variant, shadow_variant(variant))
             store.record_embedding_model(variant, model_id, dim)
             store.delete_meta(_rebuild_key(variant))
+            new_vectors_version(store, variant)
     vectors_changed(store)
+
+
+def _write_matrix(store: Store, variant: str, dim: int) -> None:
+    """The variant's memory-mapped search matrix next to a DuckDB store file, current
+    with its vectors: cold processes map it instead of building it (afr.vectors.memory).
+    Stores with approximate indexes or not in a file have none."""
+    if store.builds_vector_indexes or matrix_path(store, variant) is None:
+        return
+    if store.meta_fact(version_key(variant)) is None:  # vectors embedded before versions
+        with store.transaction():
+            new_vectors_version(store, variant)
+    version = store.meta_fact(version_key(variant))
+    path = matrix_path(store, variant)
+    if version is not None and path is not None and open_matrix(path, version, dim) is None:
+        write_matrix_file(store, variant)

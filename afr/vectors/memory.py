@@ -1,11 +1,19 @@
-"""An in-memory search matrix for a DuckDB store that answers many searches.
+"""In-memory search matrices for a DuckDB store, and their memory-mapped files.
 
 DuckDB has no approximate index here (its HNSW extension is a download), and a scan with
-``array_cosine_distance`` costs tens of milliseconds per search at PRIME's size. A process
-that searches many times (``afr eval``, benchmarks, a long-lived Python API user) loads each
-variant's vectors once into a normalised float32 matrix and answers exact searches with one
-matrix-vector product. One-shot commands keep the SQL scan: loading costs more than a few
-searches. PostgreSQL has its HNSW index and does not use this.
+``array_cosine_distance`` costs tens of milliseconds per search at PRIME's size. A search
+matrix holds a variant's vectors as normalised float32 rows ordered by node type, then
+node id, with each type's rows one contiguous block: a typed search multiplies the
+blocks of its types in place (no copy of the rows), an untyped one the whole matrix.
+
+``afr embed`` writes each variant's matrix next to the store file
+(``<store>.vectors/<variant>.afrvec``, see ``save``/``open_matrix``), versioned by a key it
+records in afr_meta whenever it writes vectors: any process then maps the file instead of
+rebuilding the matrix (no seconds-long first question), and a file whose version is not
+the store's is ignored (and rewritten by the next process that builds the matrix). A
+process that searches many times (``afr eval``, benchmarks, the Python API) may also
+build the matrix from the store when no current file exists (``use_memory_vectors``).
+PostgreSQL has its HNSW index and does not use any of this.
 
 The matrices live here, in a registry keyed by store object (the store knows nothing of
 them); ``afr.vectors.index`` drops them when it writes vectors.
@@ -13,11 +21,16 @@ them); ``afr.vectors.index`` drops them when it writes vectors.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import tempfile
 import threading
+import uuid
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -25,16 +38,55 @@ from afr.store.base import Store
 from afr.vectors.exact import exact_search
 
 DEFAULT_BUDGET_MB = 2048  # per variant; above it the store is searched with SQL
+_MAGIC = b"AFRVEC1\0"
+_ALIGN = 64
+
+
+def version_key(variant: str) -> str:
+    """The afr_meta key of a variant's vector version (``skb_``: a reload clears it)."""
+    return f"skb_vectors_{variant}"
+
+
+def new_vectors_version(store: Store, variant: str) -> None:
+    """Record that ``variant``'s vectors changed: every matrix file of it is stale now.
+    Call inside the transaction that writes them."""
+    store.set_meta_value(version_key(variant), uuid.uuid4().hex)
 
 
 @dataclass
 class SearchMatrix:
-    ids: np.ndarray  # node ids, ascending
-    vectors: np.ndarray  # (n, dim) float32, unit rows
-    rows_of_type: dict[str, np.ndarray]  # node type → row positions
+    ids: np.ndarray  # (n,) int64 node ids, ordered by (type, id)
+    vectors: np.ndarray  # (n, dim) float32 unit rows in the same order (maybe a memmap)
+    blocks: dict[str, tuple[int, int]]  # node type → its rows [start, stop)
+    _by_id: np.ndarray = field(init=False, repr=False)  # row positions by ascending id
+
+    def __post_init__(self) -> None:
+        self._by_id = np.argsort(self.ids, kind="stable")
+
+    @classmethod
+    def from_rows(cls, ids: np.ndarray, types: np.ndarray, vectors: np.ndarray, *,
+                  ordered: bool = False) -> SearchMatrix:
+        """Rows in any order (or ``ordered`` by type, then id, already) → the block
+        layout, normalised."""
+        ids = np.asarray(ids, dtype=np.int64)
+        types = np.asarray(types, dtype=object)
+        if not ordered:
+            order = np.lexsort((ids, types.astype(str)))
+            ids, types, vectors = ids[order], types[order], vectors[order]
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        vectors /= np.where(norms > 0, norms, 1.0)
+        blocks: dict[str, tuple[int, int]] = {}
+        if len(types):
+            starts = np.flatnonzero(np.r_[True, types[1:] != types[:-1]])
+            stops = np.r_[starts[1:], len(types)]
+            blocks = {str(types[a]): (int(a), int(b)) for a, b in zip(starts, stops,
+                                                                       strict=True)}
+        return cls(ids, vectors, blocks)
 
     @classmethod
     def load(cls, store: Store, variant: str) -> SearchMatrix:
+        """Build the matrix from the store's vectors (seconds at PRIME's size)."""
         (stmt,) = store.sql("embed/all_vectors.sql", variant=variant)
         cols = store.query_numpy(stmt)
         ids = np.asarray(cols["node_id"], dtype=np.int64)
@@ -42,37 +94,57 @@ class SearchMatrix:
             vectors = np.stack(cols["vec"]).astype(np.float32, copy=False)
         else:
             vectors = np.zeros((0, 0), dtype=np.float32)
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        vectors /= np.where(norms > 0, norms, 1.0)
-        types = np.asarray(cols["type"], dtype=object)
-        rows_of_type = {str(t): np.nonzero(types == t)[0] for t in set(types.tolist())}
-        return cls(ids, vectors, rows_of_type)
+        return cls.from_rows(ids, np.asarray(cols["type"], dtype=object), vectors,
+                             ordered=True)
+
+    # -- search ------------------------------------------------------------------------
+
+    def _rows_of_ids(self, ids: Sequence[int]) -> np.ndarray:
+        """Row positions of the given node ids that have vectors, ascending by id."""
+        if not len(self.ids):
+            return np.empty(0, np.int64)
+        wanted = np.unique(np.asarray(list(ids), dtype=np.int64))
+        sorted_ids = self.ids[self._by_id]
+        at = np.minimum(np.searchsorted(sorted_ids, wanted), len(sorted_ids) - 1)
+        return self._by_id[at[sorted_ids[at] == wanted]]
+
+    def _type_of_rows(self, rows: np.ndarray, types: Sequence[str]) -> np.ndarray:
+        keep = np.zeros(len(rows), dtype=bool)
+        for t in types:
+            if t in self.blocks:
+                start, stop = self.blocks[t]
+                keep |= (rows >= start) & (rows < stop)
+        return rows[keep]
 
     def search(self, vector: np.ndarray, k: int, *, types: Sequence[str] | None = None,
                ids: Sequence[int] | None = None, exclude: Sequence[int] | None = None
                ) -> list[tuple[int, float]]:
         """Top-k (node id, cosine similarity), ties broken by node id, as the SQL does."""
+        if k <= 0 or not len(self.ids):
+            return []
         norm = float(np.linalg.norm(vector))
         query = np.asarray(vector, dtype=np.float32) / (norm if norm else 1.0)
-        pos: np.ndarray | None = None
         if ids is not None:
-            if not len(self.ids):
+            # A few rows by id (grounded answers): gather just those.
+            rows = self._rows_of_ids(ids)
+            if types:
+                rows = self._type_of_rows(rows, types)
+            node_ids = self.ids[rows]
+            scores = self.vectors[rows] @ query if len(rows) else np.empty(0, np.float32)
+        elif types:
+            # Each type's rows are one block: multiply the blocks where they lie.
+            spans = [self.blocks[t] for t in dict.fromkeys(types) if t in self.blocks]
+            if not spans:
                 return []
-            wanted = np.unique(np.asarray(list(ids), dtype=np.int64))
-            at = np.minimum(np.searchsorted(self.ids, wanted), len(self.ids) - 1)
-            pos = at[self.ids[at] == wanted]
-        if types:
-            parts = [self.rows_of_type[t] for t in types if t in self.rows_of_type]
-            of_type = np.sort(np.concatenate(parts)) if parts else np.empty(0, np.int64)
-            pos = of_type if pos is None else pos[np.isin(pos, of_type)]
-        mat = self.vectors if pos is None else self.vectors[pos]
-        node_ids = self.ids if pos is None else self.ids[pos]
+            node_ids = np.concatenate([self.ids[a:b] for a, b in spans])
+            scores = np.concatenate([self.vectors[a:b] @ query for a, b in spans])
+        else:
+            node_ids, scores = self.ids, self.vectors @ query
         if exclude:
             keep = ~np.isin(node_ids, np.asarray(list(exclude), dtype=np.int64))
-            mat, node_ids = mat[keep], node_ids[keep]
-        if not len(node_ids) or k <= 0:
+            node_ids, scores = node_ids[keep], scores[keep]
+        if not len(node_ids):
             return []
-        scores = mat @ query
         if k < len(scores):
             # Everything at least as good as the k-th score, so ties at the cut are all seen.
             kth = np.partition(scores, len(scores) - k)[len(scores) - k]
@@ -82,14 +154,105 @@ class SearchMatrix:
         order = np.lexsort((node_ids[cand], -scores[cand]))[:k]
         return [(int(node_ids[cand[i]]), float(scores[cand[i]])) for i in order]
 
+    # -- files -------------------------------------------------------------------------
+
+    def save(self, path: Path, version: str) -> None:
+        """Write the matrix to ``path`` for the store's vector ``version``, atomically: a
+        temporary file in the same folder, renamed over the old one when complete, so a
+        failed write (full disk, crash) leaves the previous file or none, never half."""
+        n, dim = self.vectors.shape if self.vectors.ndim == 2 else (0, 0)
+        header = {"version": version, "count": int(n), "dim": int(dim),
+                  "blocks": {t: list(span) for t, span in self.blocks.items()}}
+        head = json.dumps(header).encode("utf-8")
+        ids_at = _aligned(len(_MAGIC) + 8 + len(head))
+        vectors_at = _aligned(ids_at + 8 * n)
+        tmp = None
+        try:
+            with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name + ".",
+                                             suffix=".tmp", delete=False) as fh:
+                tmp = Path(fh.name)
+                fh.write(_MAGIC + len(head).to_bytes(8, "little") + head)
+                fh.write(b"\0" * (ids_at - fh.tell()))
+                fh.write(np.ascontiguousarray(self.ids, dtype="<i8").tobytes())
+                fh.write(b"\0" * (vectors_at - fh.tell()))
+                fh.write(np.ascontiguousarray(self.vectors, dtype="<f4").tobytes())
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+            tmp = None
+        finally:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+
+
+def _aligned(offset: int) -> int:
+    return (offset + _ALIGN - 1) // _ALIGN * _ALIGN
+
+
+def open_matrix(path: Path, version: str, dim: int) -> SearchMatrix | None:
+    """Map the matrix file at ``path`` if it was written for ``version`` (and ``dim``);
+    None when it is missing, stale or damaged (then the caller rebuilds)."""
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(len(_MAGIC)) != _MAGIC:
+                return None
+            size = int.from_bytes(fh.read(8), "little")
+            header = json.loads(fh.read(size).decode("utf-8"))
+        if header.get("version") != version or int(header.get("dim", -1)) != dim:
+            return None
+        n = int(header["count"])
+        ids_at = _aligned(len(_MAGIC) + 8 + size)
+        vectors_at = _aligned(ids_at + 8 * n)
+        if path.stat().st_size != vectors_at + 4 * n * dim:
+            return None
+        if n == 0:
+            return SearchMatrix(np.empty(0, np.int64), np.zeros((0, dim), np.float32), {})
+        ids = np.memmap(path, dtype="<i8", mode="r", offset=ids_at, shape=(n,))
+        vectors = np.memmap(path, dtype="<f4", mode="r", offset=vectors_at, shape=(n, dim))
+        blocks = {str(t): (int(a), int(b)) for t, (a, b) in header["blocks"].items()}
+        return SearchMatrix(np.asarray(ids), vectors, blocks)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def matrix_path(store: Store, variant: str) -> Path | None:
+    folder = store.sidecar_dir()
+    return folder / f"{variant}.afrvec" if folder is not None else None
+
+
+def write_matrix_file(store: Store, variant: str, matrix: SearchMatrix | None = None
+                      ) -> bool:
+    """Write ``variant``'s matrix file for the store's current vector version (building
+    the matrix unless given). False when the store has no place or version for it, or
+    the file cannot be written (read-only folder, full disk): searches still work."""
+    path = matrix_path(store, variant)
+    version = store.meta_fact(version_key(variant))
+    if path is None or version is None:
+        return False
+    created = not path.parent.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        (matrix or SearchMatrix.load(store, variant)).save(path, version)
+        return True
+    except OSError:
+        if created:
+            with contextlib.suppress(OSError):
+                path.parent.rmdir()  # only if empty: nothing of ours left behind
+        return False
+
 
 class SearchMatrices:
-    """The matrices of one store, loaded on first use; dropped when its vectors change."""
+    """The matrices of one store, mapped or loaded on first use; dropped when its vectors
+    change. ``build``: build a matrix from the store when no current file exists (else
+    such a variant is searched with SQL)."""
 
-    def __init__(self, store: Store, budget_mb: float | None = None) -> None:
+    def __init__(self, store: Store, budget_mb: float | None = None, *,
+                 build: bool = True) -> None:
         # A weak reference: the registry's entry lives as long as the store, and a strong
         # one would keep its connection (and DuckDB's file lock) open after it is dropped.
         self.store = weakref.proxy(store)
+        self.build = build
         env = os.environ.get("AFR_MEMORY_VECTORS_MB")
         self.budget_mb = budget_mb if budget_mb is not None else (
             float(env) if env else DEFAULT_BUDGET_MB)
@@ -99,31 +262,56 @@ class SearchMatrices:
     def get(self, variant: str, dim: int) -> SearchMatrix | None:
         with self._lock:
             if variant not in self._matrices:
-                total = int(self.store.run("embed/count.sql", variant=variant)[0][1])
-                fits = total * dim * 4 / 2**20 <= self.budget_mb
-                self._matrices[variant] = SearchMatrix.load(self.store, variant) if fits \
-                    else None
+                self._matrices[variant] = self._open(variant, dim)
             return self._matrices[variant]
+
+    def _open(self, variant: str, dim: int) -> SearchMatrix | None:
+        store = self.store
+        path = matrix_path(store, variant)
+        version = store.meta_fact(version_key(variant))
+        if path is not None and version is not None:
+            mapped = open_matrix(path, version, dim)
+            if mapped is not None:
+                # mapped pages count against the budget once they are read
+                return mapped if self._fits(len(mapped.ids), dim) else None
+        if not self.build:
+            return None
+        total = int(store.run("embed/count.sql", variant=variant)[0][1])
+        if not self._fits(total, dim):
+            return None
+        matrix = SearchMatrix.load(store, variant)
+        write_matrix_file(store, variant, matrix)  # the next process maps it
+        return matrix
+
+    def _fits(self, rows: int, dim: int) -> bool:
+        return rows * dim * 4 / 2**20 <= self.budget_mb
 
     def invalidate(self) -> None:
         with self._lock:
             self._matrices.clear()
 
 
-# store → its matrices, for the stores that use them (use_memory_vectors)
-_REGISTRY: weakref.WeakKeyDictionary[Store, SearchMatrices] = weakref.WeakKeyDictionary()
+# store → its matrices, for the stores that use them (None: searched with SQL, by request)
+_REGISTRY: weakref.WeakKeyDictionary[Store, SearchMatrices | None] = \
+    weakref.WeakKeyDictionary()
+_REGISTRY_LOCK = threading.Lock()
 
 
 def use_memory_vectors(store: Store, budget_mb: float | None = None) -> None:
-    """Let ``store`` answer its vector searches from in-memory matrices (stores without
-    approximate indexes, DuckDB, and stores in exact mode: ``afr.vectors.exact``)."""
-    if exact_search(store) and store not in _REGISTRY:
-        _REGISTRY[store] = SearchMatrices(store, budget_mb)
+    """Let ``store`` answer its vector searches from in-memory matrices, built from the
+    store when no current matrix file exists (stores without approximate indexes, DuckDB,
+    and stores in exact mode: ``afr.vectors.exact``)."""
+    if not exact_search(store):
+        return
+    with _REGISTRY_LOCK:
+        current = _REGISTRY.get(store)
+        if current is None or not current.build:
+            _REGISTRY[store] = SearchMatrices(store, budget_mb)
 
 
 def stop_memory_vectors(store: Store) -> None:
-    """Search ``store`` with SQL again, and free its matrices."""
-    _REGISTRY.pop(store, None)
+    """Search ``store`` with SQL (again), and free its matrices."""
+    _REGISTRY[store] = None
 
 
 def memory_vectors(store: Store) -> SearchMatrices | None:
@@ -132,8 +320,16 @@ def memory_vectors(store: Store) -> SearchMatrices | None:
 
 
 def search_matrix(store: Store, variant: str, dim: int) -> SearchMatrix | None:
-    """The in-memory matrix that answers ``store``'s searches of ``variant``, if any."""
-    matrices = _REGISTRY.get(store)
+    """The matrix that answers ``store``'s searches of ``variant``, if any: built or
+    mapped for stores that asked for it (``use_memory_vectors``), else mapped from a
+    current matrix file when the store has one."""
+    if store in _REGISTRY:
+        matrices = _REGISTRY[store]
+    elif store.builds_vector_indexes or store.sidecar_dir() is None:
+        return None
+    else:
+        with _REGISTRY_LOCK:
+            matrices = _REGISTRY.setdefault(store, SearchMatrices(store, build=False))
     return matrices.get(variant, dim) if matrices is not None else None
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import threading
+import weakref
 from collections.abc import Sequence
 
 import numpy as np
@@ -13,26 +15,53 @@ from afr.store.base import Store
 from afr.vectors.exact import exact_search
 from afr.vectors.memory import search_matrix
 
+# Query embeddings made but not yet written to the store's cache, per store: an ask writes
+# nothing before its answers are found, so they are saved afterwards, together.
+_PENDING: weakref.WeakKeyDictionary[Store, dict[tuple[str, str], tuple[str, np.ndarray]]] = \
+    weakref.WeakKeyDictionary()
+_PENDING_LOCK = threading.Lock()
+_PENDING_MAX = 10_000  # per store: a process that never saves does not grow without end
+
 
 def query_vector(store: Store, embedder: Embedder, text: str, *, cache: bool = True) -> np.ndarray:
     """Embed a question or search string, through the store's query-embedding cache
-    (unless the embedder computes faster than the store looks up: ``cache_queries``)."""
+    (unless the embedder computes faster than the store looks up: ``cache_queries``).
+    A new embedding is kept in memory until ``save_query_vectors``."""
     cache = cache and getattr(embedder, "cache_queries", True)
     text_hash = hashlib.sha256(text.encode("utf-8")).hexdigest()
     key = {"model_id": embedder.model_id, "text_hash": text_hash}
     if cache:
+        with _PENDING_LOCK:
+            pending = _PENDING.get(store, {}).get((embedder.model_id, text_hash))
+        if pending is not None:
+            return pending[1]
         rows = store.run("vss/query_cache_get.sql", key)
         if rows:
             return np.asarray(rows[0].vec, dtype=np.float32)
     vec = embed_texts(embedder, [text])[0]
     if cache:
-        try:
-            with store.transaction():
-                store.run("vss/query_cache_put.sql",
-                          {**key, "text": text, "vec": [float(x) for x in vec]})
-        except StoreError:
-            pass  # only a cache: a store that cannot take it (disk full) still answers
+        with _PENDING_LOCK:
+            waiting = _PENDING.setdefault(store, {})
+            if len(waiting) < _PENDING_MAX:
+                waiting[(embedder.model_id, text_hash)] = (text, vec)
     return vec
+
+
+def save_query_vectors(store: Store) -> None:
+    """Write the query embeddings made since the last save to the store's cache, in one
+    transaction; a store that cannot take them (disk full, read-only) just keeps none."""
+    with _PENDING_LOCK:
+        waiting = _PENDING.pop(store, {})
+    if not waiting:
+        return
+    try:
+        with store.transaction():
+            for (model_id, text_hash), (text, vec) in waiting.items():
+                store.run("vss/query_cache_put.sql",
+                          {"model_id": model_id, "text_hash": text_hash, "text": text,
+                           "vec": [float(x) for x in vec]})
+    except StoreError:
+        pass  # only a cache
 
 
 def search(

@@ -6,4 +6,5 @@ DROP INDEX IF EXISTS node_aliases_node;
 DROP INDEX IF EXISTS nodes_lower_name;
 DROP INDEX IF EXISTS node_aliases_lower;
 DROP INDEX IF EXISTS edges_src;
-DROP INDEX IF EXISTS edges_dst
+DROP INDEX IF EXISTS edges_dst;
+DROP INDEX IF EXISTS node_names_key

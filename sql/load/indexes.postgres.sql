@@ -7,4 +7,5 @@ CREATE INDEX IF NOT EXISTS node_aliases_node ON node_aliases (node_id);
 CREATE INDEX IF NOT EXISTS nodes_lower_name ON nodes (lower(name));
 CREATE INDEX IF NOT EXISTS node_aliases_lower ON node_aliases (lower(alias));
 CREATE INDEX IF NOT EXISTS edges_src ON edges (src, type, dst);
-CREATE INDEX IF NOT EXISTS edges_dst ON edges (dst, type, src)
+CREATE INDEX IF NOT EXISTS edges_dst ON edges (dst, type, src);
+CREATE INDEX IF NOT EXISTS node_names_key ON node_names (name_key)

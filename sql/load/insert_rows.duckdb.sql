@@ -1,0 +1,3 @@
+-- Bulk rows from numpy arrays registered as afr_rows_batch (Store.write_rows).
+INSERT INTO {{ table }} ({{ columns | join(", ") }})
+SELECT {{ columns | join(", ") }} FROM afr_rows_batch
