@@ -5,6 +5,7 @@ with ``$name`` placeholders and their values (``afr sql "…" --param NAME=VALUE
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,19 +43,25 @@ def grounding_json(store, statements: Sequence[str], params: dict[str, Any], *,
     return data
 
 
+_JSON_VALUE = re.compile(r'^(-?\d+(\.\d+)?|\[.*\]|".*"|true|false|null)$', re.DOTALL)
+
+
 def parse_params(pairs: Sequence[str]) -> dict[str, Any]:
-    """``--param NAME=VALUE`` pairs: VALUE is read as JSON when it is JSON (numbers,
-    ``[1, 2]``, ``"text"``), else taken as text."""
+    """``--param NAME=VALUE`` pairs: VALUE is read as JSON when it is a plain number
+    (``42``, ``-1.5``), a list (``[1, 2]``), a quoted string, true, false or null; anything
+    else is text. Exponent forms stay text: an id like ``813e5709`` is no number."""
     out: dict[str, Any] = {}
     for pair in pairs:
         name, sep, text = pair.partition("=")
         name = name.strip().lstrip("$")
         if not sep or not name.isidentifier():
             raise AfrError(f"--param {pair!r}: write NAME=VALUE")
-        try:
-            value = json.loads(text)
-        except ValueError:
-            value = text
+        value: Any = text
+        if _JSON_VALUE.match(text.strip()):
+            try:
+                value = json.loads(text)
+            except ValueError:
+                value = text
         if isinstance(value, dict) or (isinstance(value, list) and any(
                 isinstance(v, dict | list) for v in value)):
             raise AfrError(f"--param {name}: give a number, a text or a list of them")

@@ -74,5 +74,6 @@ def test_both_stores_give_identical_documents_vectors_and_ranked_lists(
     duck_lists, pg_lists = lists
     assert duck_lists.keys() == pg_lists.keys() and len(duck_lists) >= 5 * 20
     differ = [key for key in duck_lists if duck_lists[key] != pg_lists[key]]
-    assert differ == [], f"{len(differ)} of {len(duck_lists)} ranked lists differ"
+    detail = [(key, duck_lists[key][:8], pg_lists[key][:8]) for key in differ[:3]]
+    assert differ == [], f"{len(differ)} of {len(duck_lists)} ranked lists differ: {detail}"
     assert sum(bool(r) for r in duck_lists.values()) > 0.9 * len(duck_lists)

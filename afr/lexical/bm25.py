@@ -14,6 +14,8 @@ from afr.lexical.tokens import tokenize
 from afr.settings import ranking_settings
 from afr.store.base import Store
 
+SCORE_DIGITS = 9  # BM25 scores are compared at this precision
+
 
 @dataclass(frozen=True)
 class BM25Params:
@@ -58,4 +60,7 @@ def bm25(store: Store, query: str | Sequence[str], *, params: BM25Params | None 
         "k1": float(params.k1), "b": float(params.b), "k": int(k or 0),
         "also": [int(i) for i in also] if also else None,
     }, types=bool(types), ids=ids is not None, limit=k is not None, also=bool(also))
-    return [(int(r[0]), float(r[1])) for r in rows]
+    # Sums of floats differ in their last bits between databases; rounded, both stores
+    # rank the same nodes the same way (ties by node id, as the SQL orders them).
+    scored = [(int(r[0]), round(float(r[1]), SCORE_DIGITS)) for r in rows]
+    return sorted(scored, key=lambda x: (-x[1], x[0]))

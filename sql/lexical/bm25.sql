@@ -25,11 +25,15 @@ WITH q AS (
 {% endif %}
     GROUP BY f.term, st.n
 ), scored AS (
+    -- Rounded to 1e-9 (floor of the scaled score: the same function on every store): sums
+    -- of floats differ in their last bits between databases, and the ranking and the cut
+    -- at $k must not.
     SELECT p.node_id,
-           sum(idf.idf * CAST(p.tf AS DOUBLE)
-               / (CAST(p.tf AS DOUBLE) + CAST($k1 AS DOUBLE)
-                  * (1.0 - CAST($b AS DOUBLE) + CAST($b AS DOUBLE) * CAST(d.len AS DOUBLE) / st.avglen)))
-               AS score
+           floor(sum(idf.idf * CAST(p.tf AS DOUBLE)
+                     / (CAST(p.tf AS DOUBLE) + CAST($k1 AS DOUBLE)
+                        * (1.0 - CAST($b AS DOUBLE)
+                           + CAST($b AS DOUBLE) * CAST(d.len AS DOUBLE) / st.avglen)))
+                 * 1e9 + 0.5) / 1e9 AS score
     FROM lex_postings AS p
     JOIN idf ON idf.term = p.term
     JOIN lex_docs AS d ON d.node_id = p.node_id
