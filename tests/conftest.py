@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from pgutil import stop_test_server  # noqa: E402
 
+from afr.demo import ensure_demo_store  # noqa: E402
 from afr.store import DuckDBStore, PostgresStore, Store  # noqa: E402
 
 
@@ -74,3 +75,16 @@ def store(request: pytest.FixtureRequest) -> Iterator[Store]:
         yield request.getfixturevalue("duck_store")
     else:
         yield request.getfixturevalue("pg_store")
+
+
+@pytest.fixture(scope="module")
+def demo_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled demo SKB, loaded and embedded into a DuckDB file of this test module."""
+    return ensure_demo_store(tmp_path_factory.mktemp("demo") / "demo.duckdb", progress=False)
+
+
+@pytest.fixture
+def demo(demo_path: Path) -> Iterator[DuckDBStore]:
+    store = DuckDBStore(demo_path)
+    yield store
+    store.close()

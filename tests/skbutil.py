@@ -91,3 +91,20 @@ def toy_skb(directory: Path, *, gz: bool = False) -> Path:
         (1, "Which graph learning paper cites the GCN paper?", ["p2"]),
     ]
     return write_skb(directory, TOY_SCHEMA, nodes, edges, questions, gz=gz)
+
+
+def two_answer_type_store(directory: Path) -> Path:
+    """The toy SKB with two candidate types (so step 1 asks the LLM too), loaded and
+    embedded into ``directory/toy.duckdb``."""
+    import afr
+    from afr.store import DuckDBStore
+
+    skb = toy_skb(directory / "skb")
+    schema = json.loads((skb / "skb.json").read_text())
+    schema["candidate_types"] = ["paper", "author"]
+    (skb / "skb.json").write_text(json.dumps(schema))
+    store = DuckDBStore(directory / "toy.duckdb")
+    afr.load_skb_dir(store, skb, progress=False)
+    afr.embed_store(store, afr.make_embedder("hash"), progress=False)
+    store.close()
+    return directory / "toy.duckdb"

@@ -17,7 +17,6 @@ from afr.cypher import parse_cypher
 from afr.cypher.fix import fix_query_graph
 from afr.cypher.hints import locate
 from afr.cypher.render import render_cypher
-from afr.demo import ensure_demo_store
 from afr.pipeline.ask import Pipeline
 from afr.pipeline.config import AskConfig
 from afr.pipeline.repair import OUTCOMES, run_outcome
@@ -31,18 +30,6 @@ GOLD = {"exception:calendar.IllegalMonthError", "exception:calendar.IllegalWeekd
 # A relation no fix can place: strict mode drops it, and nothing constrains y any more.
 BROKEN = ("MATCH (y:exception)-[:RAISED_INSIDE_OF]-(m:module {name: 'calendar'}) "
           "RETURN y")
-
-
-@pytest.fixture(scope="module")
-def demo_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return ensure_demo_store(tmp_path_factory.mktemp("demo") / "demo.duckdb", progress=False)
-
-
-@pytest.fixture
-def demo(demo_path: Path):
-    store = DuckDBStore(demo_path)
-    yield store
-    store.close()
 
 
 def _responder(step2: str, repair: Reply | str):

@@ -10,7 +10,6 @@ of ``Pipeline.ask`` and never a traceback from ``afr ask``.
 
 from __future__ import annotations
 
-import json
 import socket
 import threading
 from collections.abc import Callable, Iterator
@@ -21,9 +20,8 @@ from afr.cli.main import cli
 from click.testing import CliRunner
 from fake_openai import FakeOpenAI, Reply, prompt_text
 from hostile import Tally
-from skbutil import toy_skb
+from skbutil import two_answer_type_store
 
-import afr
 from afr.llm import LLMClient, LLMConfig
 from afr.pipeline.ask import Pipeline
 from afr.pipeline.config import AskConfig
@@ -42,17 +40,7 @@ def _print_tally() -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def toy_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tmp = tmp_path_factory.mktemp("llm")
-    skb = toy_skb(tmp / "skb")
-    # Two candidate types, so step 1 (target type) asks the LLM too.
-    schema = json.loads((skb / "skb.json").read_text())
-    schema["candidate_types"] = ["paper", "author"]
-    (skb / "skb.json").write_text(json.dumps(schema))
-    store = DuckDBStore(tmp / "toy.duckdb")
-    afr.load_skb_dir(store, skb, progress=False)
-    afr.embed_store(store, afr.make_embedder("hash"), progress=False)
-    store.close()
-    return tmp / "toy.duckdb"
+    return two_answer_type_store(tmp_path_factory.mktemp("llm"))
 
 
 @pytest.fixture

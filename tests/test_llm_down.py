@@ -20,9 +20,8 @@ import pytest
 from afr.cli.main import cli
 from click.testing import CliRunner
 from fake_openai import FakeOpenAI, Reply, prompt_text
-from skbutil import toy_skb
+from skbutil import two_answer_type_store
 
-import afr
 from afr.demo import ensure_demo_store
 from afr.errors import LLMError
 from afr.evaluate.questions import load_questions
@@ -57,16 +56,7 @@ def client(url: str, *, max_retries: int = 4, timeout_s: float = 2.0,
 
 @pytest.fixture(scope="module")
 def toy_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tmp = tmp_path_factory.mktemp("down")
-    skb = toy_skb(tmp / "skb")
-    schema = json.loads((skb / "skb.json").read_text())
-    schema["candidate_types"] = ["paper", "author"]  # step 1 asks the LLM too
-    (skb / "skb.json").write_text(json.dumps(schema))
-    store = DuckDBStore(tmp / "toy.duckdb")
-    afr.load_skb_dir(store, skb, progress=False)
-    afr.embed_store(store, afr.make_embedder("hash"), progress=False)
-    store.close()
-    return tmp / "toy.duckdb"
+    return two_answer_type_store(tmp_path_factory.mktemp("down"))
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from afr.cli.main import cli
 from click.testing import CliRunner
 from fake_openai import FakeOpenAI, Reply, prompt_text
 
-from afr.demo import ensure_demo_store
 from afr.pipeline.ask import Pipeline
 from afr.pipeline.config import AskConfig
 from afr.store import DuckDBStore
@@ -24,18 +23,6 @@ MATCH (y:exception)-[:module_defines_exception]-(m:module {name: 'calendar'}),
       (y)-[:exception_inherits_from_exception]-(b:exception {name: "ValueError"})
 RETURN DISTINCT y.name
 ```"""
-
-
-@pytest.fixture(scope="module")
-def demo_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return ensure_demo_store(tmp_path_factory.mktemp("demo") / "demo.duckdb", progress=False)
-
-
-@pytest.fixture
-def demo(demo_path: Path):
-    store = DuckDBStore(demo_path)
-    yield store
-    store.close()
 
 
 def scripted(request: dict) -> Reply:

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from afr.demo import ensure_demo_store
 from afr.ground.schedule import level_of_rank, scope_schedule
 from afr.pipeline.ask import Pipeline
 from afr.pipeline.config import AskConfig
@@ -16,11 +13,6 @@ from afr.store import DuckDBStore
 CYPHER = ("MATCH (m:module {name: 'calendar'})-[:module_defines_exception]->(y:exception), "
           "(y)-[:exception_inherits_from_exception]->(b:exception {name: 'ValueError'}) "
           "RETURN y")
-
-
-@pytest.fixture(scope="module")
-def demo_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return ensure_demo_store(tmp_path_factory.mktemp("demo") / "demo.duckdb", progress=False)
 
 
 def test_graph_answers_name_their_links(demo_path: Path) -> None:

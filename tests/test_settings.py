@@ -10,7 +10,6 @@ from afr.cli.main import cli
 from click.testing import CliRunner
 from fake_openai import FakeOpenAI, Reply, prompt_text
 
-from afr.demo import ensure_demo_store
 from afr.llm import LLMConfig
 from afr.pipeline.ask import Pipeline
 from afr.pipeline.config import AskConfig
@@ -82,11 +81,6 @@ def test_bad_timeout_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AFR_LLM_TIMEOUT", "soon")
     with pytest.raises(LLMError, match="AFR_LLM_TIMEOUT"):
         LLMConfig.from_env()
-
-
-@pytest.fixture(scope="module")
-def demo_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return ensure_demo_store(tmp_path_factory.mktemp("demo") / "demo.duckdb", progress=False)
 
 
 CYPHER = ("MATCH (y:exception)-[:module_defines_exception]-(m:module {name: 'calendar'}) "

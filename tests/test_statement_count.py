@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from afr.demo import ensure_demo_store
 from afr.pipeline.ask import Pipeline
 from afr.pipeline.config import AskConfig
 from afr.store import DuckDBStore
@@ -20,11 +19,6 @@ from afr.store import DuckDBStore
 QUESTION = "Which exceptions defined in the calendar module inherit from ValueError?"
 GOLD = {"exception:calendar.IllegalMonthError", "exception:calendar.IllegalWeekdayError"}
 MAX_STATEMENTS = 15
-
-
-@pytest.fixture(scope="module")
-def demo_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return ensure_demo_store(tmp_path_factory.mktemp("demo") / "demo.duckdb", progress=False)
 
 
 def test_one_offline_ask_runs_few_statements(demo_path: Path) -> None:
