@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from afr.cli.ask_commands import EXACT_SEPARATOR, LEGEND
+from afr.cli.main import cli
 from click.testing import CliRunner
 
 from afr.demo import ensure_demo_store
-from cli.ask_commands import EXACT_SEPARATOR, LEGEND
-from cli.main import cli
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from afr.cli.main import cli
 from click.testing import CliRunner
 from skbutil import write_skb
 
@@ -21,7 +22,6 @@ from afr.load.skb_json import parse_skb_json
 from afr.resources import demo_skb_dir
 from afr.store import DuckDBStore, Store
 from afr.vectors import embed_store
-from cli.main import cli
 
 SCHEMA = {
     "name": "mixed", "directed": True,

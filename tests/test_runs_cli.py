@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from afr.cli.main import cli
 from click.testing import CliRunner
 from skbutil import write_skb
 
@@ -18,7 +19,6 @@ from afr.pipeline.config import AskConfig
 from afr.pipeline.runs import find_run, list_runs, run_details
 from afr.store import DuckDBStore, Store
 from afr.vectors import embed_store
-from cli.main import cli
 
 SCHEMA = {"name": "zoo", "directed": True,
           "node_types": {"animal": {}, "keeper": {}},
