@@ -9,9 +9,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 __version__ = "0.1.0"
+
+# An installed afr carries cli/, sql/ and schema/ inside the package (pyproject's
+# package-dir). A source checkout on sys.path (``python -m afr`` in the repository) has them
+# beside afr/: let ``afr.cli`` and friends be found there too.
+_SOURCE_ROOT = Path(__file__).resolve().parent.parent
+if not (Path(__file__).resolve().parent / "cli").is_dir() \
+        and (_SOURCE_ROOT / "cli" / "main.py").is_file():
+    __path__.append(str(_SOURCE_ROOT))  # noqa: F821 - a package's own search path
 
 _EXPORTS = {
     "open_store": "afr.store",
