@@ -152,14 +152,18 @@ class VariantMaker:
         if cfg.method != "af":
             out["af:paper"] = out["af:hybrid"] = []
             return out
+        # The ask ran one of the two rankings already: its steps 1–7 list is that variant.
+        asked = [c.node_id for c in result.pre_rerank]
         grounded = result.grounding.answers if result.grounding else []
-        out["af:paper"] = [c.node_id for c in paper_strands(store, qvec, grounded, types, k,
-                                                             cfg.graph_quota).final]
-        strands = hybrid_strands(store, qvec, question, grounded, types, k, weights=weights,
-                                 confidence=result.link_confidence,
-                                 text=target_text_conditions(result),
-                                 keep_graph=cfg.graph_quota)
-        out["af:hybrid"] = [c.node_id for c in strands.final]
+        out["af:paper"] = asked if cfg.ranking == "paper" else [
+            c.node_id for c in paper_strands(store, qvec, grounded, types, k,
+                                             cfg.graph_quota).final]
+        out["af:hybrid"] = asked if cfg.ranking == "hybrid" else [
+            c.node_id for c in hybrid_strands(store, qvec, question, grounded, types, k,
+                                              weights=weights,
+                                              confidence=result.link_confidence,
+                                              text=target_text_conditions(result),
+                                              keep_graph=cfg.graph_quota).final]
         return out
 
     def _recombine(self, question: str, result: AskResult, alpha: float) -> list[int]:

@@ -37,7 +37,7 @@ def has_lexical_index(store: Store) -> bool:
         if not store.table_exists("lex_stats"):
             return False
         return bool(store.run("lexical/has_index.sql"))
-    return store._fact("lexical_index", read)
+    return store.fact("lexical_index", read)
 
 
 def bm25(store: Store, query: str | Sequence[str], *, params: BM25Params | None = None,

@@ -26,7 +26,7 @@ from afr.cypher.model import TEXT_OPERATORS, Condition
 from afr.lexical import bm25, has_lexical_index
 from afr.pipeline.config import AskConfig
 from afr.pipeline.fusion import FusionWeights, fuse
-from afr.pipeline.ranking import combine, graph_strand, vss_strand
+from afr.pipeline.ranking import combine, graph_strand, graph_strand_all, vss_strand
 from afr.pipeline.result import AskResult, Candidate
 from afr.store.base import Store
 from afr.store.skb import SkbSchema
@@ -106,7 +106,7 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
         if lexical_ok else (list(grounded), [], [])
     if not lexical_ok:
         notes.append("no lexical index (run 'afr index'): hybrid ranking without BM25")
-    graph = graph_strand(store, qvec, grounded, len(grounded))  # by (level, similarity)
+    graph = graph_strand_all(store, qvec, grounded)  # by (level, similarity)
     paper_part = [c.node_id for c in graph[:max(keep_graph, 0)]]
     by_id = {c.node_id: c for c in graph}
     depth = max(POOL, k)
@@ -193,11 +193,11 @@ def _keep(ranked: list[tuple[int, float]], must: list[int], k: int
 
 def paper_strands(store: Store, qvec: np.ndarray, grounded: Sequence[tuple[int, int]],
                   types: Sequence[str] | None, k: int, quota: int) -> Strands:
-    """The paper's steps 6–7, as ``Pipeline.ask`` runs them with ranking="paper"."""
-    graph = graph_strand(store, qvec, grounded, len(grounded))
-    part = graph[:max(quota, 0)]
+    """The paper's steps 6–7, as ``Pipeline.ask`` runs them with ranking="paper" (the graph
+    strand holds the quota only: all the list takes from it)."""
+    part = graph_strand(store, qvec, grounded, quota)
     vss = vss_strand(store, qvec, types, k + len(part))
-    return Strands(graph, vss, [], combine([Candidate(c.node_id, c.source, c.level,
+    return Strands(part, vss, [], combine([Candidate(c.node_id, c.source, c.level,
                                                       c.vss_score) for c in part], vss, k))
 
 

@@ -256,7 +256,8 @@ class Store(ABC):
 
     # -- facts read once ---------------------------------------------------------------
 
-    def _fact(self, key: Any, read: Callable[[], T]) -> T:
+    def fact(self, key: Any, read: Callable[[], T]) -> T:
+        """``read()``, once per store object until a change of this store forgets it."""
         try:
             return self._facts[key]
         except KeyError:
@@ -376,7 +377,7 @@ class Store(ABC):
 
     def meta_fact(self, key: str) -> str | None:
         """A meta value, read once per store object (until this store changes a fact)."""
-        return self._fact("meta", lambda: dict(self.run("meta/all.sql"))).get(key)
+        return self.fact("meta", lambda: dict(self.run("meta/all.sql"))).get(key)
 
     def set_meta_value(self, key: str, value: str) -> None:
         """Set a meta value that no other cached fact depends on (a version key): unlike
@@ -415,12 +416,12 @@ class Store(ABC):
 
     def skb_schema(self) -> SkbSchema:
         """The loaded SKB's schema (read once per store object; treat it as read-only)."""
-        return self._fact("schema", self._read_schema)
+        return self.fact("schema", self._read_schema)
 
     def _read_schema(self) -> SkbSchema:
         name = self.require_skb()
-        directed = self.get_meta("skb_directed") == "true"
-        description = self.get_meta("skb_description") or ""
+        directed = self.meta_fact("skb_directed") == "true"
+        description = self.meta_fact("skb_description") or ""
         node_types = {
             r.type: NodeType(r.type, r.label, r.description or "", bool(r.is_candidate))
             for r in self.run("meta/node_types.sql")
@@ -439,11 +440,11 @@ class Store(ABC):
             rows = self.run("meta/embedding_model.sql", {"variant": variant})
             return (rows[0].model_id, int(rows[0].dim)) if rows else None
 
-        return self._fact(("embedding_model", variant), read)
+        return self.fact(("embedding_model", variant), read)
 
     def node_type_counts(self) -> dict[str, int]:
         """Nodes per type (read once per store object)."""
-        return self._fact("node_type_counts", lambda: {
+        return self.fact("node_type_counts", lambda: {
             r.type: int(r.node_count or 0) for r in self.run("meta/node_type_counts.sql")})
 
     def node_details(self, ids: Sequence[int]) -> dict[int, NodeDetails]:
