@@ -192,8 +192,9 @@ def _explain(result, store) -> None:
         click.echo("symbols:")
         for var, s in result.symbols.items():
             if s.constant:
-                click.echo(f"  {var}: search {s.search!r} → {len(s.ids)} candidates "
-                           f"({s.exact} exact name matches)")
+                lead = "all at level 1: a name filter" if s.pattern else \
+                    f"{s.exact} exact name matches"
+                click.echo(f"  {var}: search {s.search!r} → {len(s.ids)} candidates ({lead})")
             elif s.allowed is not None:
                 click.echo(f"  {var}: {len(s.allowed)} nodes pass its filters")
             for text in s.notes:
@@ -297,6 +298,9 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
         note(text)
     for text in steps.resolved.notes:
         note(text)
+    for var, cands in steps.symbols.items():
+        for text in cands.notes:
+            note(f"{var}: {text}")
     _echo_carets(graph.dropped, cypher_text)
     gquery = steps.query
     if gquery is None:

@@ -21,6 +21,8 @@ OPERATORS = ("=", "<", "<=", ">", ">=", "CONTAINS", "IN", "STARTS WITH", "ENDS W
 
 # Operators whose value must be text (a number written there is kept as its literal text).
 TEXT_OPERATORS = ("CONTAINS", "STARTS WITH", "ENDS WITH", "=~")
+# The text operators that are substring matches (a LIKE in SQL).
+SUBSTRING_OPERATORS = ("CONTAINS", "STARTS WITH", "ENDS WITH")
 
 # Longest variable-length relationship the grounding expands (``[:r*1..9]`` is capped).
 MAX_HOPS = 3

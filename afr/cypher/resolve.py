@@ -12,7 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from afr.cypher.model import Condition, QueryGraph, name_search_strings, target_component
+from afr.cypher.model import (
+    SUBSTRING_OPERATORS,
+    Condition,
+    QueryGraph,
+    name_search_strings,
+    target_component,
+)
 from afr.store.skb import SkbSchema
 
 Mode = Literal["strict", "lenient"]  # strict: symbols keep their node type
@@ -25,6 +31,9 @@ class ResolvedSymbol:
     node_type: str | None  # checked against the schema; None = any
     search_strings: list[str]  # name/title values: a constant when non-empty
     conditions: list[Condition]  # attribute conditions other than the name
+    # The name conditions that are substring matches (``name CONTAINS 'x'``, STARTS WITH,
+    # ENDS WITH): filters in step 4 when some node's name or alias satisfies them.
+    name_patterns: list[Condition] = field(default_factory=list)
 
     @property
     def is_constant(self) -> bool:
@@ -58,16 +67,21 @@ class ResolvedQuery:
         return None
 
 
-def _search_strings(conditions: list[Condition]) -> tuple[list[str], list[Condition]]:
+def _search_strings(conditions: list[Condition]
+                    ) -> tuple[list[str], list[Condition], list[Condition]]:
+    """(search strings, other conditions, substring name conditions)."""
     names: list[str] = []
     rest: list[Condition] = []
+    patterns: list[Condition] = []
     for c in conditions:
         found = name_search_strings(c)
         if found:
             names += found
+            if c.op in SUBSTRING_OPERATORS and isinstance(c.value, str):
+                patterns.append(c)
         else:
             rest.append(c)
-    return names, rest
+    return names, rest, patterns
 
 
 def resolve(graph: QueryGraph, schema: SkbSchema, *, mode: Mode = "strict",
@@ -78,10 +92,11 @@ def resolve(graph: QueryGraph, schema: SkbSchema, *, mode: Mode = "strict",
         node_type = schema.node_type(sym.label)
         if sym.label and node_type is None:
             out.dropped.append(f"label {sym.label!r} of {var} is not a node type of this SKB")
-        names, conditions = _search_strings(sym.conditions)
+        names, conditions, patterns = _search_strings(sym.conditions)
         if mode == "lenient":
             node_type = None
-        out.symbols[var] = ResolvedSymbol(var, sym.label, node_type, names, conditions)
+        out.symbols[var] = ResolvedSymbol(var, sym.label, node_type, names, conditions,
+                                          patterns)
     # The target's type: the step-1 prediction wins when the Cypher's label is missing.
     if graph.target in out.symbols and target_type and mode == "strict":
         target = out.symbols[graph.target]

@@ -28,6 +28,7 @@ from afr.pipeline.config import AskConfig
 from afr.pipeline.fusion import FusionWeights, fuse
 from afr.pipeline.ranking import combine, graph_strand, graph_strand_all, vss_strand
 from afr.pipeline.result import AskResult, Candidate
+from afr.pipeline.text_match import match_text
 from afr.store.base import Store
 from afr.store.skb import SkbSchema
 
@@ -55,13 +56,6 @@ def text_conditions(conditions: Sequence[tuple[Condition, str]]) -> list[Conditi
             and c.attribute.split(".")[-1].lower() in TEXT_ATTRIBUTES]
 
 
-def _like(cond: Condition) -> str:
-    value = cond.value.lower() if isinstance(cond.value, str) else str(cond.value)
-    escaped = value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return {"CONTAINS": f"%{escaped}%", "STARTS WITH": f"{escaped}%",
-            "ENDS WITH": f"%{escaped}"}[cond.op]
-
-
 def _text_terms(cond: Condition) -> str:
     # a regular expression's words are its evidence: (?i)foo.*bar → "foo bar"
     return re.sub(r"\\[a-zA-Z]|[^\w]+", " ", str(cond.value))
@@ -79,11 +73,8 @@ def apply_text_conditions(store: Store, grounded: list[tuple[int, int]],
             signals.append(_text_terms(cond))
             notes.append(f"{shown}: used as a ranking signal")
             continue
-        rows = store.run("lexical/text_match.sql", {
-            "ids": [n for n, _ in grounded], "p0": _like(cond), "limit": len(grounded) + 1,
-            "node_type": None}, ids=True, node_type=False,
-            conditions=[{"field": "text", "param": "p0"}])
-        keep = {int(r[0]) for r in rows}
+        keep = set(match_text(store, [cond], field="text", ids=[n for n, _ in grounded],
+                              limit=len(grounded) + 1))
         if keep:
             notes.append(f"{shown}: applied as a filter (kept {len(keep)} of "
                          f"{len(grounded)} grounded answers)")

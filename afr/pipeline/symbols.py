@@ -6,6 +6,12 @@ pass its hard attribute filters (filters first, then the cut — the reference c
 first). Exact name or alias matches lead the list. A filter that cannot be applied is
 appended to the search string instead. A variable with filters keeps every matching
 node as its domain.
+
+A substring condition on the name (``b.name CONTAINS "python"``, STARTS WITH, ENDS WITH)
+means what Cypher means: the constant is every node whose name or an alias matches
+(case-insensitive), all of them at scope level 1 (at most ``PATTERN_CAP`` · l_max, the
+most similar first). When no node matches, the string is searched by similarity as an
+``=`` would be, and a note says so.
 """
 
 from __future__ import annotations
@@ -16,9 +22,12 @@ from afr.cypher.model import Condition
 from afr.cypher.resolve import ResolvedQuery, ResolvedSymbol
 from afr.embed import Embedder
 from afr.pipeline.filters import AttributeCatalog, FilterResult, filter_nodes
+from afr.pipeline.text_match import match_text
 from afr.store.base import Store
 from afr.store.names import has_name_index, lookup_names
 from afr.vectors.search import query_vector, search
+
+PATTERN_CAP = 10  # a name pattern keeps at most this many times l_max matching nodes
 
 
 @dataclass
@@ -28,7 +37,8 @@ class SymbolCandidates:
     search: str | None = None
     ids: list[int] = field(default_factory=list)  # ranked, best first (constants)
     scores: list[float] = field(default_factory=list)
-    exact: int = 0  # how many leading ids matched a name exactly
+    exact: int = 0  # how many leading ids share level 1 (exact names, name patterns)
+    pattern: bool = False  # the ids are the nodes matching a name pattern (a filter)
     allowed: list[int] | None = None  # variables with filters: their domain
     filters: FilterResult | None = None
     notes: list[str] = field(default_factory=list)
@@ -72,11 +82,25 @@ def _search_symbol(
         out.notes.append("no node passes the attribute filters")
         return out, None
     types = [sym.node_type] if sym.node_type else None
+    limit = l_max
+    if sym.name_patterns:
+        shown = " AND ".join(f"{c.attribute} {c.op} {c.value!r}" for c in sym.name_patterns)
+        cap = PATTERN_CAP * l_max
+        matched = match_text(store, sym.name_patterns, field="name", node_type=sym.node_type,
+                             ids=allowed, limit=cap + 1)
+        if matched:
+            out.pattern = True
+            more = " (the most similar kept)" if len(matched) > cap else ""
+            out.notes.append(f"{shown}: applied as a filter ({min(len(matched), cap)} "
+                             f"nodes{more})")
+            allowed, limit = matched, min(len(matched), cap)
+        else:
+            out.notes.append(f"{shown}: no name or alias matches; searched by similarity")
     ranked_lists = []
     for text in strings:
         vec = query_vector(store, embedder, text)
-        ranked_lists.append(search(store, "doc", vec, l_max, types=types, ids=allowed))
-    return out, _interleave(ranked_lists, l_max)
+        ranked_lists.append(search(store, "doc", vec, limit, types=types, ids=allowed))
+    return out, _interleave(ranked_lists, limit)
 
 
 def _exact_names(store: Store, wanted: list[tuple[ResolvedSymbol, list[int] | None]], *,
@@ -135,9 +159,15 @@ def retrieve_symbols(
         assert ranked is not None
         if exact_names_first:
             scores = dict(ranked)
+            if out.pattern:  # the filter decides; exact names only order its nodes
+                lead_ids = [i for i in lead_ids if i in scores]
             lead = [(i, scores.get(i, 1.0)) for i in lead_ids]
-            ranked = (lead + [r for r in ranked if r[0] not in set(lead_ids)])[:l_max]
+            ranked = lead + [r for r in ranked if r[0] not in set(lead_ids)]
+            if not out.pattern:
+                ranked = ranked[:l_max]
             out.exact = len(lead)
+        if out.pattern:
+            out.exact = len(ranked)  # a filter's nodes are all the constant: level 1
         out.ids = [i for i, _ in ranked]
         out.scores = [s for _, s in ranked]
     return {var: out for var, (out, _) in searched.items()}

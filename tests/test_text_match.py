@@ -1,0 +1,111 @@
+"""Cypher's substring operators on names mean what Cypher means: ``b.name CONTAINS 'x'``
+selects every node whose name or an alias contains ``x`` (case-insensitive, wildcards
+literal), all at scope level 1; with no match the string is searched by similarity and a
+note says so. On both stores."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from skbutil import write_skb
+
+from afr.cypher.model import Condition
+from afr.embed.hashing import HashingEmbedder
+from afr.load import load_skb_dir
+from afr.pipeline.ask import Pipeline
+from afr.pipeline.config import AskConfig
+from afr.pipeline.text_match import like_pattern, match_text
+from afr.store import Store
+from afr.vectors import embed_store
+
+SCHEMA = {"name": "packages", "directed": True,
+          "node_types": {"package": {}, "module": {}},
+          "edge_types": {"provides": {"source": "package", "target": "module"}}}
+
+PACKAGES = ["python-dateutil", "PyYAML", "typing_extensions", "typingXextensions",
+            "100%pure", "100 pure", "requests", "mypython", "Pythonista"]
+
+
+def make(store: Store, tmp_path: Path) -> None:
+    nodes = [{"id": i, "type": "package", "name": name, "text": f"the {name} package",
+              **({"aliases": ["snake-tools"]} if name == "requests" else {})}
+             for i, name in enumerate(PACKAGES)]
+    nodes += [{"id": 100 + i, "type": "module", "name": f"module {i}", "text": f"m {i}"}
+              for i in range(len(PACKAGES))]
+    edges = [(i, "provides", 100 + i) for i in range(len(PACKAGES))]
+    load_skb_dir(store, write_skb(tmp_path / "skb", SCHEMA, nodes, edges), progress=False)
+    embed_store(store, HashingEmbedder(32), progress=False)
+
+
+def names(store: Store, ids: list[int]) -> list[str]:
+    return sorted(PACKAGES[i] for i in ids)
+
+
+def test_like_pattern_escapes_wildcards() -> None:
+    assert like_pattern(Condition("name", "CONTAINS", "100%_X")) == "%100\\%\\_x%"
+    assert like_pattern(Condition("name", "STARTS WITH", "a\\b")) == "a\\\\b%"
+    assert like_pattern(Condition("name", "ENDS WITH", "Lib")) == "%lib"
+
+
+@pytest.mark.parametrize("op, value, expected", [
+    ("CONTAINS", "PYTHON", ["Pythonista", "mypython", "python-dateutil"]),
+    ("STARTS WITH", "python", ["Pythonista", "python-dateutil"]),
+    ("ENDS WITH", "python", ["mypython"]),
+    ("CONTAINS", "g_e", ["typing_extensions"]),  # _ is no wildcard
+    ("CONTAINS", "100%", ["100%pure"]),  # % is no wildcard
+    ("CONTAINS", "snake", ["requests"]),  # an alias counts
+    ("CONTAINS", "nothing like it", []),
+])
+def test_match_text_on_names(store: Store, tmp_path: Path, op: str, value: str,
+                             expected: list[str]) -> None:
+    make(store, tmp_path)
+    found = match_text(store, [Condition("name", op, value)], field="name",
+                       node_type="package", limit=100)
+    assert names(store, found) == expected
+
+
+def test_match_text_restricted_and_combined(store: Store, tmp_path: Path) -> None:
+    make(store, tmp_path)
+    both = [Condition("name", "CONTAINS", "python"), Condition("name", "ENDS WITH", "ista")]
+    assert names(store, match_text(store, both, field="name", limit=100)) == ["Pythonista"]
+    assert match_text(store, both[:1], field="name", ids=[0, 1, 2], limit=100) == [0]
+    assert match_text(store, both[:1], field="name", ids=[], limit=100) == []
+    assert len(match_text(store, both[:1], field="name", limit=2)) == 2
+    assert match_text(store, [Condition("text", "CONTAINS", "DATEUTIL")], field="text",
+                      limit=10) == [0]
+
+
+def test_name_contains_is_a_filter_at_level_one(store: Store, tmp_path: Path) -> None:
+    make(store, tmp_path)
+    pipeline = Pipeline(store, AskConfig(offline=True, k=20, l_max=2, reranker="none"))
+    steps = pipeline.ground_cypher(
+        "MATCH (p:package)-[:provides]->(m:module) WHERE p.name CONTAINS 'PYTHON' RETURN m")
+    sym = steps.symbols["p"]
+    # every match, though l_max is 2, and nothing else; all of them at level 1
+    assert names(store, sym.ids) == ["Pythonista", "mypython", "python-dateutil"]
+    assert sym.exact == 3
+    assert any("applied as a filter (3 nodes)" in n for n in sym.notes)
+    assert steps.result is not None
+    assert sorted(steps.result.answers) == [(100, 1), (107, 1), (108, 1)]
+
+
+def test_name_pattern_without_match_is_searched(store: Store, tmp_path: Path) -> None:
+    make(store, tmp_path)
+    pipeline = Pipeline(store, AskConfig(offline=True, k=20, l_max=2, reranker="none"))
+    steps = pipeline.ground_cypher(
+        "MATCH (p:package)-[:provides]->(m:module) WHERE p.name STARTS WITH 'yaml' RETURN m")
+    sym = steps.symbols["p"]
+    assert len(sym.ids) == 2  # the similarity search's l_max
+    assert sym.exact == 0
+    assert any("no name or alias matches; searched by similarity" in n for n in sym.notes)
+
+
+def test_name_pattern_respects_the_other_filters(store: Store, tmp_path: Path) -> None:
+    make(store, tmp_path)
+    pipeline = Pipeline(store, AskConfig(offline=True, k=20, l_max=5, reranker="none"))
+    steps = pipeline.ground_cypher(
+        "MATCH (p:module)<-[:provides]-(q:package) WHERE q.name CONTAINS 'python' "
+        "AND q.name STARTS WITH 'my' RETURN p")
+    assert names(store, steps.symbols["q"].ids) == ["mypython"]
+    assert steps.result is not None and steps.result.answers == [(107, 1)]
