@@ -57,6 +57,11 @@ class Context:
                                create=create, progress=self.progress)
         path = getattr(store, "path", None)
         self.is_demo = path is not None and _same_file(path, demo_store_path())
+        # Closed when the command ends, however it ends (closing twice is harmless): an
+        # error must not leave the file open in a process that goes on (tests, scripts).
+        click_ctx = click.get_current_context(silent=True)
+        if click_ctx is not None:
+            click_ctx.call_on_close(store.close)
         return store
 
     def store_label(self, store) -> str:

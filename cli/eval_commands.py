@@ -69,6 +69,9 @@ def eval() -> None:  # noqa: A001 - the command is called eval
               help="Extra variants from the same asks: alpha=… (recombined strands), "
                    "l_max=… (re-grounded, no LLM), reranker=… (reranked; calls cached). "
                    "Repeatable.")
+@click.option("--methods", metavar="M1,M2",
+              help="Run these methods too, side by side with --method over the same "
+                   "questions (af, vss, bm25, hybrid, …); the same as --sweep method=M1,M2.")
 @ask_options(concurrency_flag="--rerank-concurrency")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @pass_ctx
@@ -76,7 +79,7 @@ def eval() -> None:  # noqa: A001 - the command is called eval
 def run_cmd(ctx: Context, source: str | None, resume: str | None, split: str | None,
             limit: int | None, sample: int | None, seed: int, concurrency: int,
             name: str | None, max_llm_failures: int, replay: str | None,
-            sweeps: tuple[str, ...], config, as_json: bool) -> None:
+            sweeps: tuple[str, ...], methods: str | None, config, as_json: bool) -> None:
     """Ask every question of SOURCE and score the answers.
 
     SOURCE is an SKB directory with questions.csv, a CSV file (id,query,answer_ids), a
@@ -101,6 +104,8 @@ def run_cmd(ctx: Context, source: str | None, resume: str | None, split: str | N
         click.echo(f"eval {run.eval_id}: {questions} questions"
                    + (f" (resuming, status was {run.status})" if resumed else ""), err=True)
 
+    if methods:
+        sweeps = (*sweeps, f"method={methods}")
     store = ctx.open()
     session = run_eval(store, source, resume=resume, config=config, name=name, split=split,
                        limit=limit, sample=sample, seed=seed, replay=replay, sweeps=sweeps,
@@ -234,19 +239,39 @@ def _write(path: str, text: str) -> None:
 @handle_errors
 def compare_cmd(ctx: Context, a_ref: str, b_ref: str, examples: int, as_json: bool) -> None:
     """Two runs side by side: metrics per variant and per-question wins and losses
-    (hit@1 and MRR of the final lists)."""
+    (hit@1 and MRR of the final lists).
+
+    A or B may name one list of a run as EVAL_ID@VARIANT — another method of the same
+    run (`@method=kar`), a plain method (`@bm25`) or an ablation (`@1-7`) — to compare
+    methods question by question.
+
+    \b
+    Examples:
+      afr eval compare baseline tuned
+      afr eval compare 3f2a9c@method=kar 3f2a9c@1-8
+    """
     from afr.evaluate.report import compare
-    from afr.evaluate.runs import find_run
 
     from .eval_format import format_compare
 
     store = ctx.open(read_only=True)
-    data = compare(store, find_run(store, a_ref), find_run(store, b_ref))
+    (a, a_variant), (b, b_variant) = (_run_and_variant(store, ref) for ref in (a_ref, b_ref))
+    data = compare(store, a, b, a_variant=a_variant, b_variant=b_variant)
     if as_json:
         data.pop("queries")
         click.echo(json_text(data))
     else:
         click.echo(format_compare(data, examples=examples))
+
+
+def _run_and_variant(store, ref: str):
+    """``EVAL_ID`` or ``EVAL_ID@VARIANT`` → (the run, the variant or None)."""
+    from afr.evaluate.runs import find_run
+
+    run_ref, sep, variant = ref.rpartition("@")
+    if not sep:
+        return find_run(store, ref), None
+    return find_run(store, run_ref), variant
 
 
 COMMANDS = [eval]

@@ -69,10 +69,14 @@ def _rerank_note(summary: dict[str, Any]) -> str:
 
 def format_compare(data: dict[str, Any], *, examples: int = 5) -> str:
     a, b = data["a"], data["b"]
-    lines = [f"A: {a['eval_id']}" + (f" ({a['name']})" if a["name"] else "") + f" · {a['mode']}"
-             f" · {a['done']} questions",
-             f"B: {b['eval_id']}" + (f" ({b['name']})" if b["name"] else "") + f" · {b['mode']}"
-             f" · {b['done']} questions", ""]
+
+    def head(label: str, run: dict[str, Any], variant: str) -> str:
+        return (f"{label}: {run['eval_id']}" + (f" ({run['name']})" if run["name"] else "")
+                + (f", list {variant}" if variant != "1-8" else "")
+                + f" · {run['mode']} · {run['done']} questions")
+
+    lines = [head("A", a, data.get("a_variant", "1-8")),
+             head("B", b, data.get("b_variant", "1-8")), ""]
     rows = []
     for v in data["variants"]:
         for m in METRICS:
@@ -87,7 +91,9 @@ def format_compare(data: dict[str, Any], *, examples: int = 5) -> str:
             [o, oa.get(o, 0), ob.get(o, 0), f"{ob.get(o, 0) - oa.get(o, 0):+d}"]
             for o in names]))
     lines.append("")
-    lines.append(f"per question ({data['shared_questions']} in both runs"
+    lists = "" if data.get("a_variant", "1-8") == data.get("b_variant", "1-8") == "1-8" \
+        else f", {data['a_variant']} vs {data['b_variant']}"
+    lines.append(f"per question ({data['shared_questions']} in both runs{lists}"
                  + (f"; {data['only_a']} only in A" if data["only_a"] else "")
                  + (f"; {data['only_b']} only in B" if data["only_b"] else "") + "):")
     for metric, d in data["per_question"].items():

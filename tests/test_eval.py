@@ -337,12 +337,52 @@ def test_sweeps_reproduce_the_matching_variants(db: Path) -> None:
         assert len(per["alpha=1"]) == 20
 
 
+def test_methods_side_by_side(db: Path) -> None:
+    """--methods asks every question again with each method: its list is a variant, each
+    ask is a logged run of the eval, its time is in the latency table, and compare can
+    put one method against another question by question."""
+    summary = invoke_json(db, "demo", "--offline", "--limit", "5", "--methods", "vss,bm25,af")
+    eval_id = summary["eval_id"]
+    store = DuckDBStore(db, read_only=True)
+    try:
+        rows = store.query("SELECT question_id, variant, ranked FROM eval_variants "
+                           "WHERE eval_id = $e", {"e": eval_id})
+        runs = store.query("SELECT question_id, count(*) FROM runs WHERE eval_id = $e "
+                           "GROUP BY question_id", {"e": eval_id})
+    finally:
+        store.close()
+    lists: dict[str, dict[str, list[str]]] = {}
+    for qid, variant, ranked in rows:
+        lists.setdefault(qid, {})[variant] = ranked
+    assert len(lists) == 5
+    for per in lists.values():
+        assert per["method=af"] == per["1-8"]  # the run's own method is not asked twice
+        assert len(per["method=vss"]) == len(per["method=bm25"]) == 20
+        assert per["method=vss"] != per["method=bm25"] or per["vss"] == per["bm25"]
+    # the main ask, then vss and bm25: three logged runs per question
+    assert sorted(n for _, n in runs) == [3] * 5
+    assert {"method=vss", "method=bm25"} <= set(summary["latency"])
+    for name in ("method=vss", "method=bm25", "method=af"):
+        assert name in summary["metrics"]
+    compared = invoke_json(db, "compare", f"{eval_id}@method=bm25", eval_id)
+    assert compared["a_variant"] == "method=bm25" and compared["b_variant"] == "1-8"
+    bm25_hits = sum(per["method=bm25"][:1] != [] for per in lists.values())
+    assert compared["shared_questions"] == 5 and bm25_hits == 5
+    text = _invoke(db, ("compare", f"{eval_id}@method=vss", f"{eval_id}@method=bm25"), 0)
+    assert "list method=vss" in text.stdout and "method=vss vs method=bm25" in text.stdout
+    bad = CliRunner().invoke(cli, ["--db", str(db), "eval", "compare", f"{eval_id}@nope",
+                                   eval_id])
+    assert bad.exit_code == 1 and "has no list 'nope'" in bad.output
+    bad = CliRunner().invoke(cli, ["--db", str(db), "eval", "demo", "--methods", "magic"])
+    assert bad.exit_code == 1 and "--sweep method: 'magic' is not" in bad.output
+
+
 def test_parse_sweeps_errors() -> None:
     assert parse_sweeps(["alpha=0.5,1", "l-max=3", "alpha=1"]) == {"alpha": [0.5, 1.0],
                                                                     "l_max": [3]}
     from afr.errors import AfrError
 
-    for bad in ("alpha=2", "l_max=0", "reranker=magic", "beta=1", "alpha="):
+    for bad in ("alpha=2", "l_max=0", "reranker=magic", "method=magic", "beta=1", "alpha="):
         with pytest.raises(AfrError):
             parse_sweeps([bad])
 

@@ -8,6 +8,7 @@ import json
 import statistics
 from typing import Any
 
+from afr.errors import AfrError
 from afr.evaluate.metrics import METRICS, mean_metrics
 from afr.evaluate.runs import EvalRun, find_run, load_results, load_variants
 from afr.evaluate.variants import FINAL, VARIANTS, variant_names
@@ -156,11 +157,14 @@ def export_rows(store: Store, run: EvalRun, *, with_variants: bool = False
 
 # -- compare -----------------------------------------------------------------------------
 
-def compare(store: Store, a: EvalRun, b: EvalRun) -> dict[str, Any]:
+def compare(store: Store, a: EvalRun, b: EvalRun, *, a_variant: str | None = None,
+            b_variant: str | None = None) -> dict[str, Any]:
+    """Two runs, or two lists of runs (``*_variant``: a variant name such as
+    ``method=kar`` or ``bm25``; None: the final list), question by question."""
     sa, sb = summarize(store, a), summarize(store, b)
     common_variants = [v for v in sa["metrics"] if v in sb["metrics"]]
-    ra = {r["question_id"]: r for r in load_results(store, a.eval_id)}
-    rb = {r["question_id"]: r for r in load_results(store, b.eval_id)}
+    ra = _question_rows(store, a, a_variant, sa)
+    rb = _question_rows(store, b, b_variant, sb)
     shared = [q for q in ra if q in rb]
     per_metric: dict[str, dict[str, Any]] = {}
     for metric in ("hit@1", "mrr"):
@@ -174,10 +178,26 @@ def compare(store: Store, a: EvalRun, b: EvalRun) -> dict[str, Any]:
                 losses.append(q)
         per_metric[metric] = {"b_better": wins, "a_better": losses,
                               "ties": len(shared) - len(wins) - len(losses)}
-    return {"a": sa, "b": sb, "variants": common_variants, "shared_questions": len(shared),
+    return {"a": sa, "b": sb, "a_variant": a_variant or FINAL, "b_variant": b_variant or FINAL,
+            "variants": common_variants, "shared_questions": len(shared),
             "only_a": len(ra) - len(shared), "only_b": len(rb) - len(shared),
             "per_question": per_metric,
             "queries": {q: ra[q]["query"] for q in shared}}
+
+
+def _question_rows(store: Store, run: EvalRun, variant: str | None,
+                   summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per question: query and metrics of the run's final list, or of one variant."""
+    rows = {r["question_id"]: r for r in load_results(store, run.eval_id)}
+    if variant is None or variant == FINAL:
+        return rows
+    if variant not in summary["metrics"]:
+        known = ", ".join(summary["metrics"])
+        raise AfrError(f"run {run.name or run.eval_id} has no list {variant!r} "
+                       f"(it has: {known})")
+    variants = load_variants(store, run.eval_id)
+    return {q: {**r, "metrics": (variants.get(q, {}).get(variant) or {}).get("metrics")}
+            for q, r in rows.items()}
 
 
 __all__ = ["FINAL", "VARIANTS", "compare", "export_rows", "store_summary", "summarize"]

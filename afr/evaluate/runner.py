@@ -29,7 +29,7 @@ from afr.evaluate.metrics import question_metrics
 from afr.evaluate.questions import Question
 from afr.evaluate.report import store_summary
 from afr.evaluate.runs import EvalRun, set_status
-from afr.evaluate.variants import FINAL, VariantMaker, variant_names
+from afr.evaluate.variants import FINAL, AskedAs, VariantMaker, variant_names
 from afr.store.base import Store
 
 Note = Callable[[str], None]
@@ -248,7 +248,8 @@ class Evaluator:
         try:
             result = self.pipeline.ask(q.query, eval_id=self.run.eval_id, question_id=q.id,
                                        cypher=cypher, target_type=target_type)
-            ids = self.maker.lists(q.query, result)
+            ids = self.maker.lists(q.query, result, AskedAs(cypher, target_type,
+                                                            self.run.eval_id, q.id))
             lists = self._ext_ids(ids)
             status = result.status
             if status == "degraded":

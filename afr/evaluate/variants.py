@@ -16,17 +16,21 @@ calls:
 
 Sweeps vary one knob: ``alpha`` recombines the stored strands (no retrieval re-run),
 ``l_max`` re-grounds the question's Cypher from the first pass (no LLM), ``reranker``
-reranks the steps 1–7 list with another method (new rerank calls land in the cache).
+reranks the steps 1–7 list with another method (new rerank calls land in the cache),
+``method`` asks the question again with another method (``kar``, ``sage``, …: methods side
+by side over the same questions, each logged as its own run of the eval, its time in the
+question's timings as ``method=<name>``).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import time
+from dataclasses import dataclass, replace
 
 from afr.errors import AfrError
 from afr.lexical import has_lexical_index
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import RERANKERS
+from afr.pipeline.config import METHODS, RERANKERS
 from afr.pipeline.fusion import FusionWeights
 from afr.pipeline.hybrid_ranking import (
     baseline,
@@ -41,7 +45,7 @@ from afr.vectors.search import query_vector
 VARIANTS = ("1+7", "1-5", "1-6", "1-7", "1-8")
 METHOD_VARIANTS = ("vss", "bm25", "hybrid", "af:paper", "af:hybrid")
 FINAL = "1-8"
-SWEEP_KNOBS = ("alpha", "l_max", "reranker")
+SWEEP_KNOBS = ("alpha", "l_max", "reranker", "method")
 
 
 def parse_sweeps(specs: list[str] | tuple[str, ...]) -> dict[str, list]:
@@ -51,8 +55,8 @@ def parse_sweeps(specs: list[str] | tuple[str, ...]) -> dict[str, list]:
         knob, sep, values = spec.partition("=")
         knob = knob.strip().replace("-", "_")
         if not sep or knob not in SWEEP_KNOBS:
-            raise AfrError(f"bad --sweep {spec!r}: use alpha=…, l_max=… or reranker=… "
-                           "with comma-separated values")
+            raise AfrError(f"bad --sweep {spec!r}: use alpha=…, l_max=…, reranker=… or "
+                           "method=… with comma-separated values")
         items = [v.strip() for v in values.split(",") if v.strip()]
         if not items:
             raise AfrError(f"--sweep {knob}: no values given")
@@ -68,12 +72,13 @@ def parse_sweeps(specs: list[str] | tuple[str, ...]) -> dict[str, list]:
                     if value < 1:
                         raise ValueError
                 else:
-                    if item not in RERANKERS:
+                    if item not in (RERANKERS if knob == "reranker" else METHODS):
                         raise ValueError
                     value = item
             except ValueError:
                 allowed = {"alpha": "a number in [0, 1]", "l_max": "a positive integer",
-                           "reranker": " / ".join(RERANKERS)}[knob]
+                           "reranker": " / ".join(RERANKERS),
+                           "method": " / ".join(METHODS)}[knob]
                 raise AfrError(f"--sweep {knob}: {item!r} is not {allowed}") from None
             if value not in parsed:
                 parsed.append(value)
@@ -91,6 +96,16 @@ def variant_names(sweeps: dict[str, list]) -> list[str]:
 
 def _fmt(value: object) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+@dataclass(frozen=True)
+class AskedAs:
+    """How the main ask of a question was made (the other methods ask the same way)."""
+
+    cypher: str | None = None  # replayed Cypher
+    target_type: str | None = None
+    eval_id: str | None = None
+    question_id: str | None = None
 
 
 class VariantMaker:
@@ -112,8 +127,16 @@ class VariantMaker:
                          embedder=pipeline.embedder)
             for v in sweeps.get("l_max", [])
         }
+        # One pipeline per other method, sharing store, embedder and LLM; each logs its
+        # own run of the eval, so its candidates can be inspected like the main method's.
+        self.method_pipelines = {
+            m: Pipeline(pipeline.store, replace(cfg, method=m), embedder=pipeline.embedder,
+                        llm=pipeline.llm, full_graph_strand=pipeline.full_graph_strand)
+            for m in sweeps.get("method", [])
+        }
 
-    def lists(self, question: str, result: AskResult) -> dict[str, list[int]]:
+    def lists(self, question: str, result: AskResult, asked: AskedAs | None = None
+              ) -> dict[str, list[int]]:
         k = self.pipeline.config.k
         grounded = result.grounding.answers if result.grounding else []
         out: dict[str, list[int]] = {
@@ -132,7 +155,22 @@ class VariantMaker:
             out[f"l_max={l_max}"] = [a.node_id for a in again.answers]
         for method in self.sweeps.get("reranker", []):
             out[f"reranker={method}"] = self._rerank(question, result, method)
+        for method, pipe in self.method_pipelines.items():
+            out[f"method={method}"] = self._other_method(pipe, question, result, method,
+                                                         asked or AskedAs())
         return out
+
+    def _other_method(self, pipe: Pipeline, question: str, result: AskResult,
+                      method: str, asked: AskedAs) -> list[int]:
+        """The question asked again with another method, as the main ask was (the same
+        replayed Cypher and target type, the same eval); its time goes into the timings."""
+        if method == self.pipeline.config.method:
+            return [a.node_id for a in result.answers]
+        started = time.perf_counter()
+        again = pipe.ask(question, cypher=asked.cypher, target_type=asked.target_type,
+                         eval_id=asked.eval_id, question_id=asked.question_id)
+        result.timings[f"method={method}"] = time.perf_counter() - started
+        return [a.node_id for a in again.answers]
 
     def _methods(self, question: str, result: AskResult) -> dict[str, list[int]]:
         """The plain methods and both rankings of the AF strands, for the same question."""
