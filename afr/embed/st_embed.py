@@ -23,7 +23,10 @@ class SentenceTransformerEmbedder:
                                  f"{model_name_or_path!r}: {type(exc).__name__}") from None
         self.model_id = f"st:{model_name_or_path}"
         self.batch_size = batch_size
-        self._dim = int(self._model.get_sentence_embedding_dimension())
+        # renamed in sentence-transformers 5.x; the old name warns there
+        dim_of = getattr(self._model, "get_embedding_dimension", None) or \
+            self._model.get_sentence_embedding_dimension
+        self._dim = int(dim_of())
 
     @property
     def dim(self) -> int:
