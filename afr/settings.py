@@ -38,6 +38,7 @@ The settings file is optional. Looked up in this order, the first that exists wi
     level = 1.0
     text = 1.0
     offline_trust = 0.5               # the offline formalizer's Cypher counts this much
+    keep_vss = 0                      # the vector search's top N always stay in the list
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ FUSIONS = ("rrf", "linear")
 RANKING_DEFAULTS: dict[str, Any] = {
     "k1": 1.2, "b": 0.75, "stopwords": True, "fusion": "rrf", "rrf_k": 60.0,
     "dense": 1.0, "lexical": 1.0, "graph": 2.0, "level": 1.0, "text": 1.0,
-    "offline_trust": 0.5,
+    "offline_trust": 0.5, "keep_vss": 0,
 }
 _LLM_KEYS = {"base_url": str, "model": str, "api_key": str, "api_key_env": str,
              "timeout_s": (int, float), "max_retries": int, "temperature": (int, float),

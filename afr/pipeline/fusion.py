@@ -33,13 +33,14 @@ class FusionWeights:
     level: float = 1.0  # the grounding's scope level, inside the graph strand
     text: float = 1.0  # the Cypher's text conditions used as a signal
     offline_trust: float = 0.5  # how much the offline formalizer's Cypher counts
+    keep_vss: int = 0  # the vector search's first N stay in the final list
 
     @classmethod
     def from_settings(cls) -> FusionWeights:
         r = ranking_settings()
         return cls(str(r["fusion"]), float(r["rrf_k"]), float(r["dense"]),
                    float(r["lexical"]), float(r["graph"]), float(r["level"]),
-                   float(r["text"]), float(r["offline_trust"]))
+                   float(r["text"]), float(r["offline_trust"]), int(r["keep_vss"]))
 
 
 def fuse(signals: Sequence[tuple[Ranked, float]], *, method: str = "rrf",

@@ -142,8 +142,10 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
             fused = [(n, top.get(n, 0.0)) for n in band] + \
                 [(n, s) for n, s in fused if n not in set(band)]
     fused = fused[:k]
-    if paper_part and confidence >= WEAK_LINKING:
-        fused = _keep(fused, paper_part, k)
+    must = paper_part if confidence >= WEAK_LINKING else []
+    must = must + [n for n, _ in vss[:max(weights.keep_vss, 0)] if n not in set(must)]
+    if must:
+        fused = _keep(fused, must, k)
     dense_score = dict(vss)
     lex_score = dict(lexical)
     vss_top = {n for n, _ in vss[:k]}
