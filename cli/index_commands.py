@@ -42,9 +42,13 @@ def build_similarity(ctx: Context, store, *, k_cand: int | None, percentile: flo
                f"k_cand {report.k_cand}, percentile {report.percentile:g}, in "
                f"{report.seconds:.1f} s")
     click.echo(f"edges per node: mean {d.mean:.1f}, median {d.median:g}, max {d.max:,}")
-    for t in report.thresholds:
-        click.echo(f"  {t.signal:<4} {t.src_type} – {t.dst_type}: threshold "
-                   f"{t.threshold:.3f}, kept {t.n_kept:,} of {t.n_cand:,} candidate pairs")
+    for signal in dict.fromkeys(t.signal for t in report.thresholds):
+        mine = [t for t in report.thresholds if t.signal == signal]
+        low, high = min(t.threshold for t in mine), max(t.threshold for t in mine)
+        click.echo(f"  {signal}: kept {sum(t.n_kept for t in mine):,} of "
+                   f"{sum(t.n_cand for t in mine):,} candidate pairs, thresholds "
+                   f"{low:.3f}–{high:.3f} over {len(mine)} type pairs")
+    click.echo("  (each type pair's threshold: afr sql \"SELECT * FROM node_sim_meta\")")
 
 
 @click.command()

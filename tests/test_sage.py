@@ -43,6 +43,7 @@ from afr.synth import generate
 from afr.vectors import embed_store
 from afr.vectors.search import query_vector
 from afr.vectors.similarity import (
+    MIN_GROUP_PAIRS,
     build_similarity_graph,
     knn_candidates,
     normalise,
@@ -78,8 +79,9 @@ def _brute_force(vectors: np.ndarray, types: np.ndarray, k: int, percentile: flo
     groups: dict[tuple[str, str], list[tuple[int, int]]] = {}
     for a, b in cands:
         groups.setdefault(tuple(sorted((str(types[a]), str(types[b])))), []).append((a, b))
+    overall = float(np.percentile([float(x) for x in score.values()], percentile))
     thresholds = {g: float(np.percentile([float(score[p]) for p in ps], percentile))
-                  for g, ps in groups.items()}
+                  if len(ps) >= MIN_GROUP_PAIRS else overall for g, ps in groups.items()}
     kept = {p for g, ps in groups.items() for p in ps
             if score[p] >= np.float32(thresholds[g])}
     return cands, thresholds, kept

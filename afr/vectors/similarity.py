@@ -11,7 +11,9 @@ Per signal: exact k-nearest neighbours (``k_cand``) of every eligible node among
 eligible nodes, by chunked matrix products over normalised vectors (memory-bounded:
 ``chunk_mb`` of scores at a time). Those kNN pairs (unordered, each once) are the
 *candidates*; per signal and per (unordered) type pair a candidate is kept when its score
-is at or above the ``percentile`` of that group's candidate scores. A pair kept by either
+is at or above the ``percentile`` of that group's candidate scores (a group of fewer than
+``MIN_GROUP_PAIRS`` candidates uses the signal's percentile over all of them). A pair
+kept by either
 signal is an edge (OR), one row per (pair, signal), stored in both directions.
 
 The graph lives apart from ``edges`` (schema/007_similarity.sql), so grounding never walks
@@ -38,6 +40,9 @@ SUMMARY = "any"  # node_sim_meta's row for the whole graph (OR of the signals)
 VECTORS_META_KEY = "skb_similarity_vectors"  # the doc-vector version the graph was built on
 DEFAULT_CHUNK_MB = 64.0
 NAME_BATCH = 256
+# A type pair needs this many candidate pairs for a threshold of its own (else: the
+# signal's threshold over all its candidates).
+MIN_GROUP_PAIRS = 50
 
 
 @dataclass
@@ -163,18 +168,24 @@ def type_pair_keys(types: np.ndarray, lo: np.ndarray, hi: np.ndarray
 
 
 def threshold_pairs(signal: str, types: np.ndarray, pairs: CandidatePairs,
-                    percentile: float) -> tuple[np.ndarray, list[TypePairThreshold]]:
+                    percentile: float, *, min_group: int = MIN_GROUP_PAIRS
+                    ) -> tuple[np.ndarray, list[TypePairThreshold]]:
     """Which candidates are kept (a mask), and the threshold of each type pair: the
-    ``percentile`` (linear interpolation, as SQL's quantile_cont) of its scores."""
+    ``percentile`` (linear interpolation, as SQL's quantile_cont) of its scores. A type
+    pair with fewer than ``min_group`` candidates takes the signal's threshold over all
+    its candidates instead: a percentile of a handful of scores would always keep the
+    best of them, however weak."""
     keep = np.zeros(len(pairs.scores), dtype=bool)
     out: list[TypePairThreshold] = []
     if not len(pairs.scores):
         return keep, out
+    overall = float(np.percentile(pairs.scores.astype(np.float64), percentile))
     group, names = type_pair_keys(types, pairs.lo, pairs.hi)
     for g, (src_type, dst_type) in enumerate(names):
         members = np.flatnonzero(group == g)
         scores = pairs.scores[members]
-        threshold = float(np.percentile(scores.astype(np.float64), percentile))
+        threshold = float(np.percentile(scores.astype(np.float64), percentile)) \
+            if len(members) >= min_group else overall
         kept = scores >= np.float32(threshold)
         keep[members[kept]] = True
         out.append(TypePairThreshold(signal, src_type, dst_type, threshold,
