@@ -41,6 +41,7 @@ from afr.pipeline.sage import (
 from afr.store import DuckDBStore, Store
 from afr.synth import generate
 from afr.vectors import embed_store
+from afr.vectors.memory import version_key
 from afr.vectors.search import query_vector
 from afr.vectors.similarity import (
     MIN_GROUP_PAIRS,
@@ -290,3 +291,10 @@ def test_cli_builds_the_graph_and_reports_clean_errors(tmp_path: Path) -> None:
     data = json.loads(_afr("--db", db, "ask", "graph attention", "--method", "af+sage",
                            "--offline", "--json").output)
     assert "sage" in data
+    # new doc vectors make the graph stale: said, not hidden
+    store = DuckDBStore(db)
+    store.set_meta_value(version_key("doc"), "new-vectors")
+    store.close()
+    stale = _afr("--db", db, "ask", "graph attention", "--method", "sage", "--offline", "-k",
+                 "12")
+    assert "older than the doc vectors" in stale.stderr

@@ -33,11 +33,14 @@ from afr.pipeline.result import Candidate
 from afr.settings import sage_settings
 from afr.store.base import Store
 from afr.vectors.search import search
+from afr.vectors.similarity import graph_is_stale
 
 SEED = "sage_seed"
 NEIGHBOUR = "sage_neighbour"
 FILL = "sage_fill"  # the seed list's answers after the seeds, when neighbours run short
 NO_GRAPH = "no similarity graph: run `afr index --similarity`"
+STALE = ("the similarity graph is older than the doc vectors: rebuild it with "
+         "`afr index --similarity`")
 SCORE_DIGITS = 6  # fused scores are compared at this precision (same order on every store)
 
 
@@ -157,6 +160,8 @@ def expand_list(store: Store, qvec: np.ndarray, question: str, seed_list: list[C
     if skip is not None:
         trace.skipped = skip
         return seed_list[:k], trace, warnings
+    if graph_is_stale(store):
+        warnings.append(STALE)
     found = neighbours_of(store, [c.node_id for c in seeds],
                           types if settings.same_type else None)
     trace.neighbours = len(found)

@@ -356,6 +356,13 @@ def _meta_params(report: SimilarityReport, embedder: str) -> dict:
             "percentile": report.percentile}
 
 
+def graph_is_stale(store: Store) -> bool:
+    """Whether the ``doc`` vectors changed since the similarity graph was built (an
+    ``afr embed --rebuild`` or a new model): the graph then links by old vectors."""
+    built_on = store.meta_fact(VECTORS_META_KEY)
+    return built_on is not None and built_on != (store.meta_fact(version_key("doc")) or "")
+
+
 def similarity_meta(store: Store) -> list[tuple]:
     """The build record of the store's similarity graph (empty: none built)."""
     if not store.table_exists("node_sim_meta"):
