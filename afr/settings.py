@@ -39,6 +39,17 @@ The settings file is optional. Looked up in this order, the first that exists wi
     text = 1.0
     offline_trust = 0.5               # the offline formalizer's Cypher counts this much
     keep_vss = 0                      # the vector search's top N always stay in the list
+
+    [sage]                            # SAGE: similarity graph and expansion (docs/method.md)
+    k_seed = 10                       # seeds expanded; neighbours fill the other k - seeds
+    bm25 = 0.6                        # weights of the neighbours' pruning score (min-max
+    dense = 0.4                       # normalised within the neighbour set)
+    policy = "skip_if_relational"     # or "always": expand after a relational Cypher too
+    same_type = true                  # neighbours only of the target type
+    min_text_chars = 200              # `afr index --similarity`: a type whose median text
+                                      # is this long is eligible (plus the candidate types)
+    k_cand = 50                       # nearest neighbours per node and signal (candidates)
+    percentile = 95                   # kept: candidate pairs at or above this percentile
 """
 
 from __future__ import annotations
@@ -62,6 +73,14 @@ RANKING_DEFAULTS: dict[str, Any] = {
     "k1": 1.2, "b": 0.75, "stopwords": True, "fusion": "rrf", "rrf_k": 60.0,
     "dense": 1.0, "lexical": 1.0, "graph": 2.0, "level": 1.0, "text": 1.0,
     "offline_trust": 0.5, "keep_vss": 0,
+}
+SAGE_POLICIES = ("skip_if_relational", "always")
+# The [sage] table's keys and defaults (SAGE, docs/method.md; ours where the paper
+# is silent): the expansion's budget and pruning weights, when it runs, and how
+# `afr index --similarity` builds the graph.
+SAGE_DEFAULTS: dict[str, Any] = {
+    "k_seed": 10, "bm25": 0.6, "dense": 0.4, "policy": "skip_if_relational",
+    "same_type": True, "min_text_chars": 200, "k_cand": 50, "percentile": 95.0,
 }
 _LLM_KEYS = {"base_url": str, "model": str, "api_key": str, "api_key_env": str,
              "timeout_s": (int, float), "max_retries": int, "temperature": (int, float),
@@ -101,7 +120,7 @@ def _read(path: str, mtime: float) -> dict[str, Any]:
 def _check(path: str, data: dict[str, Any]) -> None:
     """Reject unknown keys and wrong types with the file and key named: a typo in a settings
     file should not be silently ignored."""
-    known = {"llm", "prompts", "ranking"}
+    known = {"llm", "prompts", "ranking", "sage"}
     for key in data:
         if key not in known:
             raise AfrError(f"settings file {path}: unknown section [{key}] "
@@ -138,6 +157,27 @@ def _check(path: str, data: dict[str, Any]) -> None:
             isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
         if not ok or (key == "fusion" and value not in FUSIONS):
             raise AfrError(f"settings file {path}: ranking.{key} has the wrong type or value")
+    _check_sage(path, data.get("sage", {}))
+
+
+def _check_sage(path: str, sage: Any) -> None:
+    if not isinstance(sage, dict):
+        raise AfrError(f"settings file {path}: 'sage' must be a table")
+    for key, value in sage.items():
+        if key not in SAGE_DEFAULTS:
+            raise AfrError(f"settings file {path}: unknown key sage.{key} "
+                           f"(known: {', '.join(SAGE_DEFAULTS)})")
+        want = type(SAGE_DEFAULTS[key])
+        if want in (bool, str):
+            ok = isinstance(value, want) and (key != "policy" or value in SAGE_POLICIES)
+        else:
+            ok = isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+            if want is int:
+                ok = ok and isinstance(value, int) and (key != "k_cand" or value >= 1)
+            if key == "percentile":
+                ok = ok and value <= 100
+        if not ok:
+            raise AfrError(f"settings file {path}: sage.{key} has the wrong type or value")
 
 
 def load_settings() -> dict[str, Any]:
@@ -181,6 +221,11 @@ def prompts_dir_setting() -> str | None:
 def ranking_settings() -> dict[str, Any]:
     """The [ranking] table over its defaults."""
     return {**RANKING_DEFAULTS, **load_settings().get("ranking", {})}
+
+
+def sage_settings() -> dict[str, Any]:
+    """The [sage] table over its defaults."""
+    return {**SAGE_DEFAULTS, **load_settings().get("sage", {})}
 
 
 def llm_environment() -> dict[str, Any]:

@@ -44,6 +44,8 @@ LEGEND = ("strand: graph = found by grounding the query graph, vss = by vector s
           "both = by both · level: scope level of the graph match (1 = the named "
           "entities' best matches; higher = wider, weaker) · score: the question's cosine "
           "similarity to the answer")
+SAGE_LEGEND = ("sage_seed = a seed of SAGE's expansion, sage_neighbour = similar to a seed "
+               "(similarity graph), sage_fill = the seed list's next answer")
 # Between the answers linked to exact name matches and those from expanded scope.
 EXACT_SEPARATOR = "    ·· above: linked to exact name matches · below: expanded scope or " \
                   "vector search ··"
@@ -132,6 +134,8 @@ def ask(ctx: Context, question: str, config, top: int, explain: bool, as_json: b
     click.echo("\n".join(lines))
     if shown:
         click.echo(LEGEND)
+        if any(a.source.startswith("sage_") for a in shown):
+            click.echo(SAGE_LEGEND)
     total = sum(result.timings.values())
     click.echo(f"\n{len(result.answers)} answers · target type {result.target_type or '?'} · "
                f"{total:.2f} s · run {result.run_id}" + ("" if config.log else " (not logged)"),
@@ -207,11 +211,38 @@ def _explain(result, store) -> None:
             click.echo(f"  ({CYCLIC_NOTE})")
         click.echo("  SQL (values inlined; re-run it with afr sql):")
         echo_statements(inlined(store, g.sql, g.params), indent="    ")
+    if result.sage is not None:
+        _explain_sage(result)
     click.echo("timings: " + ", ".join(f"{k} {v * 1000:.1f} ms"
                                        for k, v in result.timings.items()))
     click.echo(f"LLM: {result.llm_calls} calls, {result.llm_tokens} tokens, "
                f"{result.rerank_prompts} rerank prompts")
     click.echo("")
+
+
+def _explain_sage(result) -> None:
+    """SAGE's expansion: seeds, neighbours found and kept, and each neighbour's link."""
+    sage = result.sage
+    settings = sage["settings"]
+    click.echo(f"sage: {sage['seeds']} seeds (k_seed {settings['k_seed']}), policy "
+               f"{settings['policy']}, neighbours "
+               f"{'of the target type' if settings['same_type'] else 'of any type'}")
+    if sage["skipped"]:
+        click.echo(f"  no expansion: {sage['skipped']}")
+        return
+    click.echo(f"  {sage['neighbours']} neighbours in node_sim, {sage['kept']} kept "
+               f"(pruned by {settings['bm25']:g}·BM25 + {settings['dense']:g}·dense, "
+               f"min-max normalised)" + (f"; {sage['filled']} slots filled from the seed "
+                                         "list" if sage["filled"] else ""))
+    names = {a.node_id: a.name or a.ext_id for a in result.answers}
+    for a in result.answers:
+        link = a.provenance.get("sage") or {}
+        if link.get("role") != "neighbour":
+            continue
+        scores = a.provenance.get("scores") or {}
+        click.echo(f"  #{a.rank} {a.name or a.ext_id}: similar to "
+                   f"{names.get(link['via_seed'], link['via_seed'])} ({link['signal']} "
+                   f"{link['sim']:.3f}), fused {scores.get('fused', 0.0):.3f}")
 
 
 @click.command()

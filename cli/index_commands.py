@@ -1,10 +1,11 @@
-"""`afr index`: the lexical (BM25) index of the node documents."""
+"""`afr index`: the lexical (BM25) index of the node documents, and (--similarity) the
+similarity graph SAGE expands over."""
 
 from __future__ import annotations
 
 import click
 
-from .context import Context, handle_errors, pass_ctx
+from .context import Context, UsageProblem, handle_errors, pass_ctx
 
 
 def build_index(ctx: Context, store) -> None:
@@ -20,20 +21,77 @@ def build_index(ctx: Context, store) -> None:
                f"terms) in {report.seconds:.1f} s")
 
 
+def build_similarity(ctx: Context, store, *, k_cand: int | None, percentile: float | None,
+                     types: tuple[str, ...]) -> None:
+    """Build the similarity graph anew and say what it holds."""
+    from afr.embed import embedder_for_store
+    from afr.settings import sage_settings
+    from afr.vectors.similarity import build_similarity_graph
+
+    settings = sage_settings()
+    report = build_similarity_graph(
+        store, embedder_for_store(store),
+        k_cand=k_cand if k_cand is not None else int(settings["k_cand"]),
+        percentile=percentile if percentile is not None else float(settings["percentile"]),
+        types=list(types) or None, min_text_chars=int(settings["min_text_chars"]),
+        progress=ctx.progress)
+    d = report.degree
+    click.echo(f"similarity graph: {report.nodes:,} nodes of {len(report.types)} types "
+               f"({', '.join(report.types)}), {report.pairs:,} similar pairs "
+               f"({report.rows:,} rows in node_sim: both directions, per signal), "
+               f"k_cand {report.k_cand}, percentile {report.percentile:g}, in "
+               f"{report.seconds:.1f} s")
+    click.echo(f"edges per node: mean {d.mean:.1f}, median {d.median:g}, max {d.max:,}")
+    for signal in dict.fromkeys(t.signal for t in report.thresholds):
+        mine = [t for t in report.thresholds if t.signal == signal]
+        low, high = min(t.threshold for t in mine), max(t.threshold for t in mine)
+        click.echo(f"  {signal}: kept {sum(t.n_kept for t in mine):,} of "
+                   f"{sum(t.n_cand for t in mine):,} candidate pairs, thresholds "
+                   f"{low:.3f}–{high:.3f} over {len(mine)} type pairs")
+    click.echo("  (each type pair's threshold: afr sql \"SELECT * FROM node_sim_meta\")")
+
+
 @click.command()
+@click.option("--similarity", is_flag=True,
+              help="Also build the similarity graph SAGE expands over (node_sim), anew.")
+@click.option("--k-cand", type=int, default=None, metavar="N",
+              help="With --similarity: nearest neighbours per node and signal, the "
+                   "candidate pairs [default: 50, or [sage] k_cand].")
+@click.option("--percentile", type=float, default=None, metavar="P",
+              help="With --similarity: keep the candidate pairs at or above this "
+                   "percentile of their signal and type pair [default: 95, or [sage] "
+                   "percentile].")
+@click.option("--types", "types", multiple=True, metavar="TYPE",
+              help="With --similarity: link nodes of these types (repeatable) [default: "
+                   "the candidate types and the types whose median text has at least 200 "
+                   "characters ([sage] min_text_chars)].")
 @pass_ctx
 @handle_errors
-def index(ctx: Context) -> None:
+def index(ctx: Context, similarity: bool, k_cand: int | None, percentile: float | None,
+          types: tuple[str, ...]) -> None:
     """Build the lexical index BM25 ranks with — incremental and resumable.
 
     Tokenises every node's `doc` document (name, aliases, attributes, text: lowercase
     Unicode words, English stopwords dropped) into SQL tables (lex_postings, lex_docs,
     lex_df, lex_stats). Only nodes not yet indexed are tokenised, batch by batch, each
     batch committed; document frequencies are recomputed at the end.
+
+    With --similarity, also builds the similarity graph of `--method sage` / `af+sage`
+    (node_sim, apart from the SKB's edges): nodes linked by the similarity of their
+    `doc` vectors or of their names, exact nearest neighbours thresholded at a
+    percentile. A rebuild replaces the old graph only when it is complete.
     """
+    if not similarity and (k_cand is not None or percentile is not None or types):
+        raise UsageProblem("--k-cand, --percentile and --types go with --similarity")
+    if k_cand is not None and k_cand < 1:
+        raise UsageProblem(f"--k-cand must be at least 1, not {k_cand}")
+    if percentile is not None and not 0 <= percentile <= 100:
+        raise UsageProblem(f"--percentile must lie between 0 and 100, not {percentile:g}")
     store = ctx.open(write=True)
     try:
         build_index(ctx, store)
+        if similarity:
+            build_similarity(ctx, store, k_cand=k_cand, percentile=percentile, types=types)
     finally:
         store.close()
 

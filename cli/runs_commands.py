@@ -111,6 +111,10 @@ def _linked_by(provenance: dict) -> str:
     for var, witnesses in (provenance.get("linked_by") or {}).items():
         names = ", ".join(f"{w.get('name') or w['node']} (rank {w['rank']})" for w in witnesses)
         parts.append(f"{var}: {names}")
+    sage = provenance.get("sage") or {}
+    if sage.get("role") == "neighbour":  # SAGE: the seed it is similar to
+        parts.append(f"similar to {sage.get('via_name') or sage['via_seed']} ({sage['signal']} "
+                     f"{float(sage['sim']):.2f})")
     return "; ".join(parts)
 
 

@@ -187,16 +187,17 @@ class VariantMaker:
                 continue
             out[method] = [c.node_id for c in baseline(store, qvec, question, types, k, method,
                                                        weights)]
-        if cfg.method != "af":
+        if cfg.method not in ("af", "af+sage"):
             out["af:paper"] = out["af:hybrid"] = []
             return out
-        # The ask ran one of the two rankings already: its steps 1–7 list is that variant.
-        asked = [c.node_id for c in result.pre_rerank]
+        # The ask ran one of the two rankings already: its steps 1–7 list is that variant
+        # (af+sage: its list is expanded, so both are made again from the grounding).
+        asked = [c.node_id for c in result.pre_rerank] if cfg.method == "af" else None
         grounded = result.grounding.answers if result.grounding else []
-        out["af:paper"] = asked if cfg.ranking == "paper" else [
+        out["af:paper"] = asked if asked is not None and cfg.ranking == "paper" else [
             c.node_id for c in paper_strands(store, qvec, grounded, types, k,
                                              cfg.graph_quota).final]
-        out["af:hybrid"] = asked if cfg.ranking == "hybrid" else [
+        out["af:hybrid"] = asked if asked is not None and cfg.ranking == "hybrid" else [
             c.node_id for c in hybrid_strands(store, qvec, question, grounded, types, k,
                                               weights=weights,
                                               confidence=result.link_confidence,

@@ -24,14 +24,16 @@ from afr.lexical import has_lexical_index
 from afr.llm import LLMClient, LLMConfig, LLMUnavailableError, StoreLLMCache, WaitBudget
 from afr.pipeline.config import AskConfig
 from afr.pipeline.filters import AttributeCatalog
+from afr.pipeline.fusion import FusionWeights
 from afr.pipeline.grounding import GroundedCypher, ground_cypher, provenance
-from afr.pipeline.hybrid_ranking import plain_candidates, rank_hybrid
+from afr.pipeline.hybrid_ranking import baseline, plain_candidates, rank_hybrid
 from afr.pipeline.offline import formalize, guess_target_type
 from afr.pipeline.ranking import combine, graph_strand, graph_strand_all, vss_strand
 from afr.pipeline.repair import repair_round, run_outcome
 from afr.pipeline.rerank import rerank
 from afr.pipeline.result import AskResult, Candidate, RankedAnswer
 from afr.pipeline.runlog import write_run
+from afr.pipeline.sage import SageSettings, expand_list, has_similarity_graph, relational_skip
 from afr.pipeline.target_type import predict_target_type
 from afr.pipeline.timing import Timer
 from afr.pipeline.write_cypher import name_examples, write_cypher
@@ -58,8 +60,11 @@ class Pipeline:
         self.embedder = embedder or embedder_for_store(store)
         self.catalog = AttributeCatalog.from_store(store)
         # Facts every question reads, read once here (set-up), not on the first question.
-        if self.config.ranking == "hybrid" or self.config.method in ("bm25", "hybrid"):
+        if self.config.ranking == "hybrid" or self.config.method in ("bm25", "hybrid",
+                                                                     "sage"):
             has_lexical_index(store)
+        if self.config.method in ("sage", "af+sage"):
+            has_similarity_graph(store)
         for variant in VECTOR_VARIANTS:
             store.embedding_model(variant)
         if self.config.exact_search:
@@ -90,7 +95,9 @@ class Pipeline:
         # calls of other questions asked at the same time (afr eval --concurrency).
         llm = _QuestionLLM(self.llm) if self.llm is not None else None
 
-        if cfg.method != "af":  # plain retrieval: no Cypher, no grounding
+        if cfg.method == "sage":  # hybrid seeds, expanded: no Cypher, no grounding
+            return self._ask_sage(question, result, timer, target_type, eval_id, question_id)
+        if cfg.method not in ("af", "af+sage"):  # plain retrieval: no Cypher, no grounding
             return self._ask_plain(question, result, timer, target_type, eval_id, question_id)
         if cypher is not None:
             result.cypher, result.target_type = cypher, target_type
@@ -141,6 +148,11 @@ class Pipeline:
         result.outcome = run_outcome(
             fixes=len(result.fixes), repaired=bool(result.repair and result.repair["used"]),
             grounded=len(grounded), top_vss=top_vss, weak_vss=cfg.weak_vss)
+        if cfg.method == "af+sage":
+            skip = relational_skip(
+                triplets=len(steps.resolved.triplets) if steps.resolved else 0,
+                grounded=len(grounded), quota=cfg.graph_quota)
+            candidates = self._expand(question, result, candidates, qvec, timer, skip=skip)
         self._finish_ask(question, result, candidates, timer, llm, eval_id, question_id)
         return result
 
@@ -156,6 +168,37 @@ class Pipeline:
                                           self.config)
         self._finish_ask(question, result, candidates, timer, None, eval_id, question_id)
         return result
+
+    def _ask_sage(self, question: str, result: AskResult, timer: Timer,
+                  target_type: str | None, eval_id: str | None,
+                  question_id: str | None) -> AskResult:
+        """``method`` sage: the hybrid list over the target type (as ``method`` hybrid)
+        seeds SAGE's expansion (afr.pipeline.sage)."""
+        result.target_type = target_type or guess_target_type(question, self.schema)
+        types = [result.target_type] if result.target_type else self.schema.candidate_types
+        qvec = query_vector(self.store, self.embedder, question)
+        with timer.step("7_hybrid"):
+            seeds = baseline(self.store, qvec, question, types, self.config.k, "hybrid",
+                             FusionWeights.from_settings())
+        candidates = self._expand(question, result, seeds, qvec, timer)
+        self._finish_ask(question, result, candidates, timer, None, eval_id, question_id)
+        return result
+
+    def _expand(self, question: str, result: AskResult, seed_list: list[Candidate],
+                qvec: Any, timer: Timer, *, skip: str | None = None) -> list[Candidate]:
+        """SAGE over ``seed_list``: the list before step 8."""
+        types = [result.target_type] if result.target_type else self.schema.candidate_types
+        settings = SageSettings.from_settings()
+        if settings.policy == "always":
+            skip = None  # the paper's "+Edge": expand after a relational Cypher too
+        with timer.step("sage_expand"):
+            candidates, trace, warnings = expand_list(
+                self.store, qvec, question, seed_list, self.config.k, types, settings,
+                skip=skip)
+        result.sage = trace.to_dict()
+        result.warnings += warnings
+        result.pre_rerank = list(candidates)
+        return candidates
 
     def _finish_ask(self, question: str, result: AskResult, candidates: list[Candidate],
                     timer: Timer, llm: Any, eval_id: str | None,

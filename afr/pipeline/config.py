@@ -12,8 +12,9 @@ RERANKERS: tuple[str, ...] = get_args(Reranker)  # step 8's methods; "none" skip
 # paper: steps 6–7 as published; hybrid: fused ranking (afr.pipeline.hybrid_ranking)
 Ranking = Literal["paper", "hybrid"]
 RANKINGS: tuple[str, ...] = get_args(Ranking)
-# af: the Autofocus-Retriever; vss / bm25 / hybrid: plain retrieval over the target type
-Method = Literal["af", "vss", "bm25", "hybrid"]
+# af: the Autofocus-Retriever; vss / bm25 / hybrid: plain retrieval over the target type;
+# sage: hybrid seeds widened by the similarity graph; af+sage: AF's steps 1–7 as the seeds
+Method = Literal["af", "vss", "bm25", "hybrid", "sage", "af+sage"]
 METHODS: tuple[str, ...] = get_args(Method)
 
 

@@ -68,6 +68,7 @@ class AskResult:
     repair: dict | None = None  # the repair round, when one ran (afr.pipeline.repair)
     outcome: str | None = None  # valid | fixed | repaired | unanswerable | failed
     link_confidence: float = 1.0  # how far the Cypher is trusted (offline guesses: less)
+    sage: dict | None = None  # what SAGE's expansion did (methods sage, af+sage)
     # The strands behind the final list, for evaluation ablations (not logged, not in JSON):
     # all grounded answers by (level, similarity), the plain VSS list, the list before step 8.
     graph_ranked: list[Candidate] = field(default_factory=list, repr=False)
@@ -108,6 +109,7 @@ class AskResult:
                 "sql": self.grounding.sql,
             },
             "answers": [a.__dict__ for a in self.answers],
+            **({"sage": self.sage} if self.sage is not None else {}),
             "timings": self.timings,
             "warnings": self.warnings,
             "llm_calls": self.llm_calls,

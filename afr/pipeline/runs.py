@@ -114,12 +114,18 @@ def run_details(store: Store, run_id: str, *, per_symbol: int = 10) -> RunDetail
     # Provenance names its linking nodes by id: add their names for people.
     linking = {int(w["node"]) for a in out.answers
                for ws in (a["provenance"].get("linked_by") or {}).values() for w in ws}
+    # SAGE's neighbours name the seed they are similar to by id too.
+    linking |= {int(a["provenance"]["sage"]["via_seed"]) for a in out.answers
+                if (a["provenance"].get("sage") or {}).get("role") == "neighbour"}
     if linking:
         names = {i: d.name or d.ext_id for i, d in store.node_details(sorted(linking)).items()}
         for a in out.answers:
             for ws in (a["provenance"].get("linked_by") or {}).values():
                 for w in ws:
                     w["name"] = names.get(int(w["node"]))
+            sage = a["provenance"].get("sage") or {}
+            if sage.get("role") == "neighbour":
+                sage["via_name"] = names.get(int(sage["via_seed"]))
     return out
 
 

@@ -35,11 +35,12 @@ if TYPE_CHECKING:  # numpy is imported where arrays are made: `afr sql` needs no
     import numpy as np
 
 T = TypeVar("T")
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 VECTOR_VARIANTS = ("doc", "doc_rel")
 # Tables that hold one SKB's data; --replace empties them.
 SKB_TABLES = ("nodes", "node_aliases", "edges", "node_types", "edge_types", "node_attributes",
-              "lex_postings", "lex_docs", "lex_df", "lex_stats", "node_names")
+              "lex_postings", "lex_docs", "lex_df", "lex_stats", "node_names", "node_sim",
+              "node_sim_meta")
 DIALECTS = ("duckdb", "postgres")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 

@@ -236,7 +236,7 @@ class PostgresStore(Store):
 
     def _write_rows(self, table: str, columns: dict[str, np.ndarray]) -> None:
         statement = self.sql("load/copy_rows.sql", table=table, columns=list(columns))[0]
-        types = [_PG_COPY_TYPES.get(np.asarray(c).dtype.kind, "text") for c in columns.values()]
+        types = [_pg_copy_type(np.asarray(c).dtype) for c in columns.values()]
         try:
             with self.con.cursor().copy(statement) as copy:
                 copy.set_types(types)
@@ -277,6 +277,13 @@ class PostgresStore(Store):
 
 # numpy dtype kind → the binary COPY type of a column written by write_rows
 _PG_COPY_TYPES = {"i": "int8", "u": "int8", "f": "float8", "b": "bool"}
+
+
+def _pg_copy_type(dtype: np.dtype) -> str:
+    # binary COPY wants the column's own type: float32 arrays fill REAL columns
+    if dtype.kind == "f" and dtype.itemsize == 4:
+        return "float4"
+    return _PG_COPY_TYPES.get(dtype.kind, "text")
 
 _LEADING_NOISE = re.compile(r"^(\s+|--[^\n]*(\n|$)|/\*.*?\*/|\()+", re.DOTALL)
 _QUERY_WORDS = {"select", "with", "values", "table", "explain", "show"}
