@@ -12,8 +12,9 @@ RERANKERS: tuple[str, ...] = get_args(Reranker)  # step 8's methods; "none" skip
 # paper: steps 6–7 as published; hybrid: fused ranking (afr.pipeline.hybrid_ranking)
 Ranking = Literal["paper", "hybrid"]
 RANKINGS: tuple[str, ...] = get_args(Ranking)
-# af: the Autofocus-Retriever; vss / bm25 / hybrid: plain retrieval over the target type
-Method = Literal["af", "vss", "bm25", "hybrid"]
+# af: the Autofocus-Retriever; vss / bm25 / hybrid: plain retrieval over the target type;
+# kar: Knowledge-Aware Retrieval, query expansion from KG neighbourhoods (afr.pipeline.kar)
+Method = Literal["af", "vss", "bm25", "hybrid", "kar"]
 METHODS: tuple[str, ...] = get_args(Method)
 
 

@@ -1,0 +1,4 @@
+-- afr store, schema version 7: reserved on the KAR branch for a migration written in
+-- parallel on another branch; this file creates nothing. At the merge, that branch's
+-- 007 file (which sorts before this one, so it is the one applied) replaces it: delete
+-- this file then.
