@@ -25,6 +25,8 @@ from afr.store.base import Store
 from afr.store.skb import SkbSchema
 from afr.vectors.search import query_vector, search
 
+TIE_DECIMALS = 6
+
 
 @dataclass
 class LinkedEntity:
@@ -123,7 +125,9 @@ def keep_closest(store: Store, qvec: np.ndarray, linked: Sequence[LinkedEntity],
             continue
         scored = [(nb, hop, scores[nb]) for nb, hop in hoods.reached.get(ent.node_id, [])
                   if nb in scores]
-        scored.sort(key=lambda r: (-r[2], r[1], r[0]))
+        # Scores equal to 6 decimals are ties (broken by hop, then id): the stores compute
+        # the same similarity with float noise in the last bits, and must keep the same k.
+        scored.sort(key=lambda r: (-round(r[2], TIE_DECIMALS), r[1], r[0]))
         kept += [Neighbour(ent.entity, ent.node_id, nb, hop, score)
                  for nb, hop, score in scored[:k]]
     return kept
