@@ -296,3 +296,17 @@ def test_same_answers_on_duckdb_and_postgres(duck_store, pg_store, tmp_path: Pat
                      [t["rendered"] for t in r.kar["triples"]]) for r in runs])
         assert store.query("SELECT count(*) FROM run_kar_triples")[0][0] > 0
     assert out[0] == out[1]
+
+
+def test_kar_settings_from_the_settings_file(tmp_path: Path, monkeypatch) -> None:
+    from afr.errors import AfrError
+    from afr.pipeline.kar import KarSettings
+
+    path = tmp_path / "afr.toml"
+    path.write_text("[kar]\nk = 5\nhops = 1\ntemperature = 0.2\n")
+    monkeypatch.setenv("AFR_CONFIG", str(path))
+    assert KarSettings.from_settings() == KarSettings(k=5, hops=1, temperature=0.2)
+    for bad in ("hops = 3", "k = 0", "kk = 1", "n = 'three'"):
+        path.write_text(f"[kar]\n{bad}\n")
+        with pytest.raises(AfrError, match="kar"):
+            KarSettings.from_settings()
