@@ -180,7 +180,7 @@ class Pipeline:
             _llm_fell_back(result, fell.error, fell.steps, fell.instead)
         result.warnings += run.warnings
         result.kar = run.trace()
-        result.pre_rerank = list(run.candidates)
+        result.pre_rerank, result.vss_ranked = list(run.candidates), run.base
         self._finish_ask(question, result, run.candidates, timer, llm, eval_id, question_id)
         return result
 

@@ -89,6 +89,9 @@ class KarRun:
     expansion_source: str = "none"  # llm | graph_prf | none
     expanded_query: str = ""
     neighbours: int = 0  # nodes reached in K3, over all entities
+    # plain vector search of q itself over the answer types (the paper's "Base"): K2's
+    # link of the question is its top m_q, and the evaluation's "1+7" variant is it
+    base: list[tuple[int, float]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     fallbacks: list[KarFallback] = field(default_factory=list)
 
@@ -129,8 +132,9 @@ def run_kar(store: Store, schema: SkbSchema, embedder: Embedder, catalog: Attrib
 
     qvec = query_vector(store, embedder, question)
     with timer.step("kar_2_link"):
-        run.entities = _link(store, schema, embedder, catalog, question, qvec, types,
-                             parsed, settings.m_q)
+        run.base = link_question(store, qvec, types, max(k, settings.m_q))
+        run.entities = _link(store, schema, embedder, catalog, question,
+                             run.base[:settings.m_q], parsed)
     starts = [e.node_id for e in run.entities if e.node_id is not None]
     with timer.step("kar_3_4_neighbours"):
         hoods = neighbourhoods(store, starts, hops=settings.hops,
@@ -179,12 +183,12 @@ def run_kar(store: Store, schema: SkbSchema, embedder: Embedder, catalog: Attrib
 
 
 def _link(store: Store, schema: SkbSchema, embedder: Embedder, catalog: AttributeCatalog,
-          question: str, qvec: Any, types: Sequence[str], parsed: list[ParsedEntity] | None,
-          m_q: int) -> list[LinkedEntity]:
+          question: str, question_nodes: Sequence[tuple[int, float]],
+          parsed: list[ParsedEntity] | None) -> list[LinkedEntity]:
     """K2: E_q = {q} ∪ the parsed entities (offline: the entities the formalizer links by
-    name, which need no search)."""
+    name, which need no search). ``question_nodes``: the question's own links."""
     out = [LinkedEntity(i, "question", question, None, node, score)
-           for i, (node, score) in enumerate(link_question(store, qvec, types, m_q))]
+           for i, (node, score) in enumerate(question_nodes)]
     if not out:
         out.append(LinkedEntity(0, "question", question, None, None, None))
     if parsed is None:  # offline, or the parse failed
