@@ -50,6 +50,17 @@ The settings file is optional. Looked up in this order, the first that exists wi
                                       # is this long is eligible (plus the candidate types)
     k_cand = 50                       # nearest neighbours per node and signal (candidates)
     percentile = 95                   # kept: candidate pairs at or above this percentile
+
+    [kar]                             # --method kar (docs/method.md, "KAR")
+    n = 3                             # expansions sampled (K6)
+    k = 10                            # neighbours kept per linked entity (K4)
+    hops = 2                          # neighbourhood radius, 1 or 2 (K3)
+    doc_chars = 1500                  # characters of each document in the K6 prompt
+    temperature = 0.7                 # sampling temperature of the expansions
+    max_neighbours = 50000            # hub guard: above this many 2-hop neighbours …
+    max_mid_degree = 1000             # … skip middle nodes of a higher degree
+    m_q = 1                           # nodes linked to the question itself (K2)
+    prf_chars = 200                   # offline expansion: characters of each document
 """
 
 from __future__ import annotations
@@ -81,6 +92,12 @@ SAGE_POLICIES = ("skip_if_relational", "always")
 SAGE_DEFAULTS: dict[str, Any] = {
     "k_seed": 10, "bm25": 0.6, "dense": 0.4, "policy": "skip_if_relational",
     "same_type": True, "min_text_chars": 200, "k_cand": 50, "percentile": 95.0,
+}
+# The [kar] table's keys and defaults (KAR, afr.pipeline.kar): the paper's n, k and hops,
+# our own document cap, temperature and hub guard.
+KAR_DEFAULTS: dict[str, Any] = {
+    "n": 3, "k": 10, "hops": 2, "doc_chars": 1500, "temperature": 0.7,
+    "max_neighbours": 50_000, "max_mid_degree": 1000, "m_q": 1, "prf_chars": 200,
 }
 _LLM_KEYS = {"base_url": str, "model": str, "api_key": str, "api_key_env": str,
              "timeout_s": (int, float), "max_retries": int, "temperature": (int, float),
@@ -120,7 +137,7 @@ def _read(path: str, mtime: float) -> dict[str, Any]:
 def _check(path: str, data: dict[str, Any]) -> None:
     """Reject unknown keys and wrong types with the file and key named: a typo in a settings
     file should not be silently ignored."""
-    known = {"llm", "prompts", "ranking", "sage"}
+    known = {"llm", "prompts", "ranking", "sage", "kar"}
     for key in data:
         if key not in known:
             raise AfrError(f"settings file {path}: unknown section [{key}] "
@@ -157,6 +174,18 @@ def _check(path: str, data: dict[str, Any]) -> None:
             isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
         if not ok or (key == "fusion" and value not in FUSIONS):
             raise AfrError(f"settings file {path}: ranking.{key} has the wrong type or value")
+    kar = data.get("kar", {})
+    if not isinstance(kar, dict):
+        raise AfrError(f"settings file {path}: 'kar' must be a table")
+    for key, value in kar.items():
+        if key not in KAR_DEFAULTS:
+            raise AfrError(f"settings file {path}: unknown key kar.{key} "
+                           f"(known: {', '.join(KAR_DEFAULTS)})")
+        whole = isinstance(KAR_DEFAULTS[key], int)
+        ok = isinstance(value, int if whole else int | float) and not isinstance(value, bool) \
+            and value >= (0 if key in ("temperature", "prf_chars") else 1)
+        if not ok or (key == "hops" and value not in (1, 2)):
+            raise AfrError(f"settings file {path}: kar.{key} has the wrong type or value")
     _check_sage(path, data.get("sage", {}))
 
 
@@ -226,6 +255,11 @@ def ranking_settings() -> dict[str, Any]:
 def sage_settings() -> dict[str, Any]:
     """The [sage] table over its defaults."""
     return {**SAGE_DEFAULTS, **load_settings().get("sage", {})}
+
+
+def kar_settings() -> dict[str, Any]:
+    """The [kar] table over its defaults."""
+    return {**KAR_DEFAULTS, **load_settings().get("kar", {})}
 
 
 def llm_environment() -> dict[str, Any]:

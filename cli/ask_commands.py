@@ -41,7 +41,7 @@ def read_question(question: str) -> str:
 
 # One line under the answers table: what its columns mean.
 LEGEND = ("strand: graph = found by grounding the query graph, vss = by vector search, "
-          "both = by both · level: scope level of the graph match (1 = the named "
+          "both = by both, kar = by KAR's expanded question · level: scope level of the graph match (1 = the named "
           "entities' best matches; higher = wider, weaker) · score: the question's cosine "
           "similarity to the answer")
 SAGE_LEGEND = ("sage_seed = a seed of SAGE's expansion, sage_neighbour = similar to a seed "
@@ -109,7 +109,10 @@ def ask(ctx: Context, question: str, config, top: int, explain: bool, as_json: b
         click.echo(json_text(data))
         _exit_for_llm(store, result, with_reason=True)
         return
-    if result.mode == "offline":
+    if result.mode == "offline" and result.kar is not None:
+        note("offline mode (no LLM configured): KAR with entity linking and the graph-PRF "
+             "expansion, no reranking")
+    elif result.mode == "offline":
         note("offline mode (no LLM configured): entity linking + schema paths, no reranking")
     for warning in result.warnings:
         note(warning)
@@ -153,6 +156,11 @@ def _exit_for_llm(store, result, *, with_reason: bool = False) -> None:
     missed = []
     if "1-2_llm_failed" in result.timings:
         missed.append("steps 1–2 came from the offline formalizer")
+    if "kar_1_llm_failed" in result.timings:
+        missed.append("KAR's entities came from offline entity linking")
+    if "kar_6_llm_failed" in result.timings or (
+            "kar_1_llm_failed" in result.timings and "kar_6_expand" not in result.timings):
+        missed.append("KAR's expansion is the graph-PRF one")
     if "8_llm_failed" in result.timings:
         missed.append("the answers are not reranked")
     reason = result.llm_error if with_reason else result.llm_failure
@@ -164,6 +172,9 @@ def _exit_for_llm(store, result, *, with_reason: bool = False) -> None:
 
 def _explain(result, store) -> None:
     click.echo(f"target type:  {result.target_type or 'unknown'}")
+    if result.kar is not None:
+        _explain_kar(result)
+        return
     click.echo(f"outcome:      {result.outcome or 'unknown'}")
     if result.repair is not None:
         click.echo("cypher as written:" if result.repair["used"] else "cypher:")
@@ -243,6 +254,27 @@ def _explain_sage(result) -> None:
         click.echo(f"  #{a.rank} {a.name or a.ext_id}: similar to "
                    f"{names.get(link['via_seed'], link['via_seed'])} ({link['signal']} "
                    f"{link['sim']:.3f}), fused {scores.get('fused', 0.0):.3f}")
+
+
+def _explain_kar(result) -> None:
+    kar = result.kar
+    click.echo(f"method:       kar ({kar['mode']}; expansion: {kar['expansion_source']})")
+    click.echo("entities:")
+    for e in kar["entities"]:
+        found = "nothing" if e["node_id"] is None else \
+            f"node {e['node_id']} ({e['score']:.3f})"
+        click.echo(f"  {e['entity']} [{e['source']}] {e['text'][:80]!r} → {found}")
+    click.echo(f"neighbours reached: {kar['neighbours']}; triples kept:")
+    for t in kar["triples"]:
+        click.echo(f"  {t['entity']}.{t['rank']} ({t['score']:.3f}) {t['rendered']}")
+    click.echo("expanded query:")
+    for line in kar["expanded_query"].splitlines():
+        click.echo(f"  {line}")
+    click.echo("timings: " + ", ".join(f"{k} {v * 1000:.1f} ms"
+                                       for k, v in result.timings.items()))
+    click.echo(f"LLM: {result.llm_calls} calls, {result.llm_tokens} tokens, "
+               f"{result.rerank_prompts} rerank prompts")
+    click.echo("")
 
 
 @click.command()

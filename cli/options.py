@@ -77,14 +77,16 @@ def ask_options(*, concurrency_flag: str) -> Callable:
                      help="Share of the k answers taken from the graph strand."),
         mode_option,
         no_edge_types_option,
-        click.option("--method", type=click.Choice(["af", "vss", "bm25", "hybrid", "sage",
-                                                    "af+sage"]),
+        click.option("--method", type=click.Choice(["af", "vss", "bm25", "hybrid", "kar",
+                                                    "sage", "af+sage"]),
                      default="af", show_default=True,
                      help="af: the Autofocus-Retriever; vss / bm25 / hybrid: plain vector, "
                           "BM25 or fused retrieval over the target type (no Cypher). BM25 "
-                          "needs 'afr index'. sage: the hybrid list's top 10 widened by "
-                          "their neighbours in the similarity graph ('afr index "
-                          "--similarity'); af+sage: AF's steps 1–7 as those seeds."),
+                          "needs 'afr index'. kar: Knowledge-Aware Retrieval, the question "
+                          "expanded from the KG neighbourhoods of its entities (settings: "
+                          "[kar]). sage: the hybrid list's top 10 widened by their "
+                          "neighbours in the similarity graph ('afr index --similarity'); "
+                          "af+sage: AF's steps 1–7 as those seeds."),
         click.option("--ranking", type=click.Choice(["hybrid", "paper"]), default="hybrid",
                      show_default=True,
                      help="Steps 6–7: hybrid (graph evidence fused with similarity and BM25 "

@@ -137,3 +137,14 @@ def test_cli_is_documented() -> None:
     stale = sorted(set(entries) - {name for name, _ in _commands()})
     problems += [f"afr {name}: in the Command reference but not a command" for name in stale]
     assert not problems, "the CLI is not fully documented:\n  " + "\n  ".join(problems)
+
+
+def test_method_choice_lists_every_method() -> None:
+    """The CLI keeps its own list (no pipeline import at start-up): it must match."""
+    from afr.cli.main import cli
+
+    from afr.pipeline.config import METHODS
+
+    ask = cli.commands["ask"]
+    choice = next(p for p in ask.params if p.name == "method").type
+    assert tuple(choice.choices) == METHODS

@@ -191,8 +191,11 @@ class LLMClient:
 
     def complete(self, messages: list[dict[str, Any]], *, model: str | None = None,
                  reasoning_effort: str | None = None, temperature: float | None = None,
-                 max_tokens: int | None = None, budget: WaitBudget | None = None) -> LLMReply:
-        """One chat completion. ``budget``: the question's allowance for failing calls."""
+                 max_tokens: int | None = None, budget: WaitBudget | None = None,
+                 seed: int | None = None) -> LLMReply:
+        """One chat completion. ``budget``: the question's allowance for failing calls.
+        ``seed``: one of several samples of the same prompt (sent as the API's ``seed``,
+        and part of the cache key, so each sample is cached on its own)."""
         request: dict[str, Any] = {
             "model": model or self.config.model,
             "messages": messages,
@@ -203,6 +206,8 @@ class LLMClient:
             request["reasoning_effort"] = effort
         if max_tokens or self.config.max_tokens:
             request["max_tokens"] = max_tokens or self.config.max_tokens
+        if seed is not None:
+            request["seed"] = int(seed)
         key = cache_key(request)
         if self.cache is not None and self.use_cache:
             hit = self.cache.get(key)

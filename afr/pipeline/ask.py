@@ -27,6 +27,8 @@ from afr.pipeline.filters import AttributeCatalog
 from afr.pipeline.fusion import FusionWeights
 from afr.pipeline.grounding import GroundedCypher, ground_cypher, provenance
 from afr.pipeline.hybrid_ranking import baseline, plain_candidates, rank_hybrid
+from afr.pipeline.kar import KarSettings, run_kar
+from afr.pipeline.kar_parse import DocumentStructure, document_structures
 from afr.pipeline.offline import formalize, guess_target_type
 from afr.pipeline.ranking import combine, graph_strand, graph_strand_all, vss_strand
 from afr.pipeline.repair import repair_round, run_outcome
@@ -73,6 +75,7 @@ class Pipeline:
         if self.llm is None and self.config.offline is not True:
             self.llm = _llm_from_config(store, self.config)
         self._examples: dict[str, list[str]] | None = None
+        self._kar_structures: list[DocumentStructure] | None = None
 
     @property
     def offline(self) -> bool:
@@ -97,6 +100,9 @@ class Pipeline:
 
         if cfg.method == "sage":  # hybrid seeds, expanded: no Cypher, no grounding
             return self._ask_sage(question, result, timer, target_type, eval_id, question_id)
+        if cfg.method == "kar":  # query expansion from KG neighbourhoods: no Cypher
+            return self._ask_kar(question, result, timer, llm, target_type, eval_id,
+                                 question_id)
         if cfg.method not in ("af", "af+sage"):  # plain retrieval: no Cypher, no grounding
             return self._ask_plain(question, result, timer, target_type, eval_id, question_id)
         if cypher is not None:
@@ -199,6 +205,27 @@ class Pipeline:
         result.warnings += warnings
         result.pre_rerank = list(candidates)
         return candidates
+
+    def _ask_kar(self, question: str, result: AskResult, timer: Timer, llm: Any,
+                 target_type: str | None, eval_id: str | None,
+                 question_id: str | None) -> AskResult:
+        """``method`` kar (afr.pipeline.kar) over the target type (given, else the offline
+        guess, else every candidate type); step 8 may follow."""
+        result.target_type = target_type or guess_target_type(question, self.schema)
+        types = [result.target_type] if result.target_type else self.schema.candidate_types
+        if llm is not None and self._kar_structures is None:
+            self._kar_structures = document_structures(self.store, self.schema)
+        run = run_kar(self.store, self.schema, self.embedder, self.catalog, question, types,
+                      self.config.k, llm=llm, structures=self._kar_structures,
+                      settings=KarSettings.from_settings(), timer=timer,
+                      prompts_dir=self.config.prompts_dir)
+        for fell in run.fallbacks:
+            _llm_fell_back(result, fell.error, fell.steps, fell.instead)
+        result.warnings += run.warnings
+        result.kar = run.trace()
+        result.pre_rerank, result.vss_ranked = list(run.candidates), run.base
+        self._finish_ask(question, result, run.candidates, timer, llm, eval_id, question_id)
+        return result
 
     def _finish_ask(self, question: str, result: AskResult, candidates: list[Candidate],
                     timer: Timer, llm: Any, eval_id: str | None,

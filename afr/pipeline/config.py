@@ -13,8 +13,9 @@ RERANKERS: tuple[str, ...] = get_args(Reranker)  # step 8's methods; "none" skip
 Ranking = Literal["paper", "hybrid"]
 RANKINGS: tuple[str, ...] = get_args(Ranking)
 # af: the Autofocus-Retriever; vss / bm25 / hybrid: plain retrieval over the target type;
+# kar: Knowledge-Aware Retrieval, query expansion from KG neighbourhoods (afr.pipeline.kar)
 # sage: hybrid seeds widened by the similarity graph; af+sage: AF's steps 1–7 as the seeds
-Method = Literal["af", "vss", "bm25", "hybrid", "sage", "af+sage"]
+Method = Literal["af", "vss", "bm25", "hybrid", "kar", "sage", "af+sage"]
 METHODS: tuple[str, ...] = get_args(Method)
 
 

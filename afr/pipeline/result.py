@@ -69,6 +69,8 @@ class AskResult:
     outcome: str | None = None  # valid | fixed | repaired | unanswerable | failed
     link_confidence: float = 1.0  # how far the Cypher is trusted (offline guesses: less)
     sage: dict | None = None  # what SAGE's expansion did (methods sage, af+sage)
+    # --method kar: linked entities, kept triples, expansions (afr.pipeline.kar.KarRun.trace)
+    kar: dict | None = None
     # The strands behind the final list, for evaluation ablations (not logged, not in JSON):
     # all grounded answers by (level, similarity), the plain VSS list, the list before step 8.
     graph_ranked: list[Candidate] = field(default_factory=list, repr=False)
@@ -114,4 +116,5 @@ class AskResult:
             "warnings": self.warnings,
             "llm_calls": self.llm_calls,
             "llm_tokens": self.llm_tokens,
+            **({"kar": self.kar} if self.kar is not None else {}),
         }

@@ -11,6 +11,7 @@ import json
 from dataclasses import asdict
 
 from afr.ground.schedule import level_of_candidate, scope_schedule
+from afr.pipeline.kar_log import write_kar
 from afr.pipeline.result import AskResult
 from afr.store.base import Store
 
@@ -62,5 +63,7 @@ def write_run(store: Store, result: AskResult, *, eval_id: str | None = None,
                 "ranks": [a.rank for a in answers],
                 "provenance": [json.dumps(a.provenance) for a in answers],
             })
+        if result.kar is not None:
+            write_kar(store, result.run_id, result.kar)
 
     store.run_in_transaction(write)

@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # numpy is imported where arrays are made: `afr sql` needs no
     import numpy as np
 
 T = TypeVar("T")
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 VECTOR_VARIANTS = ("doc", "doc_rel")
 # Tables that hold one SKB's data; --replace empties them.
 SKB_TABLES = ("nodes", "node_aliases", "edges", "node_types", "edge_types", "node_attributes",

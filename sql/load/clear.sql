@@ -10,6 +10,9 @@ DROP TABLE IF EXISTS emb_doc_rel_rebuild;
 DELETE FROM embedding_models;
 DELETE FROM run_symbols;
 DELETE FROM run_answers;
+DELETE FROM run_kar_entities;
+DELETE FROM run_kar_triples;
+DELETE FROM run_kar_expansions;
 DELETE FROM runs;
 DELETE FROM afr_meta WHERE key LIKE 'skb_%';
 DELETE FROM afr_meta WHERE key LIKE 'rebuild_%'

@@ -1,0 +1,312 @@
+"""KAR (`--method kar`): the lenient entity parse, the neighbourhood SQL against a
+brute-force walk, both LLM calls against the scripted server (prompts, samples, cache),
+offline mode, LLM failures, the run log, and the same answers on DuckDB and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import random
+import socket
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from afr.cli.main import cli
+from click.testing import CliRunner
+from fake_openai import FakeOpenAI, Reply, prompt_text
+from skbutil import TOY_SCHEMA, toy_skb, write_skb
+
+from afr.embed import make_embedder
+from afr.load import load_skb_dir
+from afr.pipeline.ask import Pipeline
+from afr.pipeline.config import AskConfig
+from afr.pipeline.kar_expand import expanded_query, fit_context
+from afr.pipeline.kar_graph import neighbourhoods
+from afr.pipeline.kar_parse import parse_entities
+from afr.store import DuckDBStore, Store
+from afr.vectors import embed_store
+
+PARSE_PHRASE = "write down the entities"
+EXPAND_PHRASE = "write short documents for a search engine"
+QUESTION = "Which exceptions defined in the calendar module inherit from ValueError?"
+GOLD = {"exception:calendar.IllegalMonthError", "exception:calendar.IllegalWeekdayError"}
+
+
+def _loaded(store: Store, skb: Path) -> Store:
+    load_skb_dir(store, skb, progress=False)
+    embed_store(store, make_embedder("hash"), progress=False)
+    return store
+
+
+def _config(server: FakeOpenAI | None = None, *, url: str | None = None, **kw) -> AskConfig:
+    if server is None and url is None:
+        return AskConfig(method="kar", reranker="none", offline=True, **kw)
+    llm = {"base_url": url or server.base_url, "model": "fake", "api_key": "x",
+           "max_retries": 0}
+    return AskConfig(method="kar", reranker="none", llm=llm, **kw)
+
+
+def _responder(parse: Reply | str, expand: Reply | str):
+    def reply(request: dict) -> Reply:
+        text = prompt_text(request)
+        answer = parse if PARSE_PHRASE in text else expand if EXPAND_PHRASE in text else "?"
+        return answer if isinstance(answer, Reply) else Reply(answer)
+    return reply
+
+
+def _kar_requests(server: FakeOpenAI, phrase: str) -> list[dict]:
+    return [r for r in server.chat_requests() if phrase in prompt_text(r)]
+
+
+# -- K1: the lenient parse ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def toy_schema(tmp_path_factory: pytest.TempPathFactory):
+    store = DuckDBStore(tmp_path_factory.mktemp("toy") / "toy.duckdb")
+    try:
+        load_skb_dir(store, toy_skb(tmp_path_factory.mktemp("skb")), progress=False)
+        yield store.skb_schema()
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("reply", [
+    '[{"type": "author", "attributes": {"name": "Thomas Kipf"}}, '
+    '{"type": "field", "attributes": {"name": "graph learning"}}]',
+    "```json\n[{'type': 'author', 'attributes': {'name': 'Thomas Kipf'}},\n"
+    " {'type': 'field', 'attributes': {'name': 'graph learning'}},]\n```",
+    '<think>two entities</think>\n{"author": {"name": "Thomas Kipf"}}\n'
+    '{"field": {"name": "graph learning"}}',
+    'Here they are: {"type": "Author", "name": "Thomas Kipf"} and '
+    '{"type": "field", "attributes": {"name": "graph learning", "extra": null}} — done.',
+])
+def test_parse_tolerates_sloppy_json(reply: str, toy_schema) -> None:
+    entities = parse_entities(reply, toy_schema)
+    assert [(e.node_type, e.attributes) for e in entities] == [
+        ("author", {"name": "Thomas Kipf"}), ("field", {"name": "graph learning"})]
+    assert entities[0].text.endswith("name: Thomas Kipf")
+
+
+def test_parse_unknown_types_and_nothing(toy_schema) -> None:
+    (entity,) = parse_entities('[{"type": "galaxy", "attributes": {"name": "M31"}}]',
+                               toy_schema)
+    assert entity.node_type is None and entity.written_type == "galaxy"  # any type
+    for nothing in ("[]", "", "no entities here", "[{}]", "{'type': 'author'}"):
+        assert parse_entities(nothing, toy_schema) == []
+
+
+def test_expanded_query_and_prompt_budget() -> None:
+    assert expanded_query("q?", []) == expanded_query("q?", ["  ", ""]) == "q?"
+    assert expanded_query("q?", ["a", " b "]) == "q?\na\nb"
+    docs = {1: ("A", "x" * 50), 2: ("B", "y" * 50), 3: ("C", "z" * 500)}
+    fit = fit_context(docs, [("A-B", (1, 2)), ("A-C", (1, 3))], limit=200)
+    assert fit.triples == ["A-B"] and [n for n, _ in fit.documents] == ["A", "B"]
+
+
+# -- K3: the neighbourhood SQL against a brute-force walk --------------------------------
+
+
+def _random_skb(directory: Path, seed: int = 7) -> tuple[Path, list[tuple[str, str, str]]]:
+    rng = random.Random(seed)
+    nodes = [{"id": f"p{i}", "type": "paper", "name": f"paper {i}", "text": f"text {i % 5}"}
+             for i in range(30)]
+    nodes += [{"id": f"a{i}", "type": "author", "name": f"author {i}"} for i in range(8)]
+    edges: set[tuple[str, str, str]] = set()
+    while len(edges) < 70:
+        kind = rng.choice(["cites", "writes"])
+        if kind == "cites":
+            a, b = rng.sample(range(30), 2)
+            edges.add((f"p{a}", "cites", f"p{b}"))
+        else:
+            edges.add((f"a{rng.randrange(8)}", "writes", f"p{rng.randrange(30)}"))
+    # a hub: author 0 wrote everything
+    edges |= {("a0", "writes", f"p{i}") for i in range(30)}
+    edge_list = sorted(edges)
+    return write_skb(directory, TOY_SCHEMA, nodes, edge_list), edge_list
+
+
+def _brute_force(edges: list[tuple[int, int]], start: int, hops: int,
+                 max_neighbours: int, max_mid_degree: int) -> tuple[dict[int, int], bool]:
+    adj: dict[int, list[int]] = defaultdict(list)
+    for s, d in edges:
+        adj[s].append(d)
+        adj[d].append(s)
+    found = {nb: 1 for nb in adj[start] if nb != start}
+    guarded = False
+    if hops == 2:
+        mids = set(found)
+        total = sum(len(adj[m]) for m in mids)
+        guarded = total > max_neighbours
+        for mid in mids:
+            if guarded and len(adj[mid]) > max_mid_degree:
+                continue
+            for nb in adj[mid]:
+                if nb != start:
+                    found.setdefault(nb, 2)
+    return found, guarded
+
+
+def test_neighbourhoods_match_a_brute_force_walk(store: Store, tmp_path: Path) -> None:
+    skb, _ = _random_skb(tmp_path / "skb")
+    _loaded(store, skb)
+    edges = [(int(s), int(d)) for s, d in store.query("SELECT src, dst FROM edges")]
+    starts = [int(r[0]) for r in store.query("SELECT id FROM nodes ORDER BY id")]
+    # the defaults, one hop, and a hub guard that fires (the hub a0 has 30+ edges)
+    for hops, max_neighbours, max_mid_degree in [(2, 50_000, 1000), (1, 50_000, 1000),
+                                                 (2, 20, 6)]:
+        hoods = neighbourhoods(store, starts, hops=hops, max_neighbours=max_neighbours,
+                               max_mid_degree=max_mid_degree)
+        some_guarded = False
+        for start in starts:
+            want, guarded = _brute_force(edges, start, hops, max_neighbours, max_mid_degree)
+            assert dict(hoods.reached[start]) == want, (hops, start)
+            assert (start in hoods.guarded) == guarded, (hops, start)
+            some_guarded |= guarded
+        assert some_guarded == (max_neighbours == 20)
+
+
+# -- K1 and K6 against the scripted server -----------------------------------------------
+
+
+def test_llm_parse_and_expansion(demo: DuckDBStore) -> None:
+    parse = ("```json\n[{'type': 'module', 'attributes': {'name': 'calendar'}},\n"
+             " {'type': 'exception', 'attributes': {'name': 'ValueError'}},]\n```")
+    expand = "IllegalMonthError (exception), defined in calendar, inherits from ValueError."
+    with FakeOpenAI(_responder(parse, expand)) as server:
+        result = Pipeline(demo, _config(server)).ask(QUESTION)
+        parses = _kar_requests(server, PARSE_PHRASE)
+        expands = _kar_requests(server, EXPAND_PHRASE)
+        assert len(parses) == 1 and len(expands) == 3  # n = 3 samples
+        assert QUESTION in prompt_text(parses[0])
+        assert "module: name" in prompt_text(parses[0])  # the document structures
+        assert sorted(r["seed"] for r in expands) == [0, 1, 2]
+        assert {r["temperature"] for r in expands} == {0.7}
+        kar = result.kar
+        assert kar["mode"] == "llm" and kar["expansion_source"] == "llm"
+        sources = [(e["source"], e["node_type"]) for e in kar["entities"]]
+        assert sources == [("question", None), ("llm", "module"), ("llm", "exception")]
+        assert kar["triples"] and all(t["rendered"] in prompt_text(expands[0])
+                                      for t in kar["triples"])
+        assert QUESTION in prompt_text(expands[0])
+        assert kar["expanded_query"] == "\n".join([QUESTION] + [expand] * 3)
+        assert {a.ext_id for a in result.answers[:2]} == GOLD
+        assert result.status == "ok" and result.llm_calls == 4
+        # The rerun is free: both calls come from llm_calls.
+        again = Pipeline(demo, _config(server)).ask(QUESTION)
+        assert len(server.chat_requests()) == 4
+        assert again.llm_new_calls == 0 and again.kar["expansions"] == kar["expansions"]
+    rows = demo.query("SELECT entity, source, node_id FROM run_kar_entities "
+                      "WHERE run_id = $r ORDER BY entity", {"r": result.run_id})
+    assert [r.source for r in rows] == ["question", "llm", "llm"]
+    triples = demo.query("SELECT count(*) FROM run_kar_triples WHERE run_id = $r",
+                         {"r": result.run_id})[0][0]
+    assert triples == len(kar["triples"])
+    samples = demo.query("SELECT sample, source FROM run_kar_expansions WHERE run_id = $r "
+                         "ORDER BY sample", {"r": result.run_id})
+    assert [tuple(s) for s in samples] == [(1, "llm"), (2, "llm"), (3, "llm")]
+    answers = demo.query("SELECT DISTINCT source FROM run_answers WHERE run_id = $r",
+                         {"r": result.run_id})
+    assert [a[0] for a in answers] == ["kar"]
+    calls = demo.query("SELECT count(*) FROM llm_calls WHERE request::VARCHAR LIKE $p",
+                       {"p": f"%{EXPAND_PHRASE}%"})[0][0]
+    assert calls == 3
+
+
+def test_empty_parse_and_empty_expansion(demo: DuckDBStore) -> None:
+    with FakeOpenAI(_responder("[]", "<think>nothing to add</think>")) as server:
+        result = Pipeline(demo, _config(server, use_cache=False)).ask(QUESTION)
+    kar = result.kar
+    assert [e["source"] for e in kar["entities"]] == ["question"]  # E_q = {q}
+    assert kar["expansions"] == [] and kar["expanded_query"] == QUESTION  # q′ = q
+    assert result.status == "ok" and result.answers
+
+
+# -- offline, and an LLM that fails ----------------------------------------------------
+
+
+def test_offline_mode(demo: DuckDBStore) -> None:
+    result = Pipeline(demo, _config()).ask(QUESTION)
+    kar = result.kar
+    assert result.mode == "offline" and kar["mode"] == "offline"
+    assert kar["expansion_source"] == "graph_prf"
+    linked = [e["text"] for e in kar["entities"] if e["source"] == "offline"]
+    assert linked == ["calendar", "valueerror"]
+    assert "IllegalMonthError" in kar["expanded_query"]
+    assert {a.ext_id for a in result.answers[:2]} == GOLD
+    assert all(a.source == "kar" for a in result.answers)
+    assert any(a.provenance.get("kar_triples") for a in result.answers[:2])
+
+
+def _closed_port() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def test_llm_down_degrades_cleanly(demo: DuckDBStore) -> None:
+    result = Pipeline(demo, _config(url=_closed_port(), use_cache=False)).ask(QUESTION)
+    assert result.status == "degraded" and result.llm_failure == "unreachable"
+    (warning,) = [w for w in result.warnings if w.startswith("LLM")]
+    assert "KAR entity parsing" in warning and "graph-PRF" in warning
+    assert result.kar["expansion_source"] == "graph_prf"
+    assert {a.ext_id for a in result.answers[:2]} == GOLD
+
+
+def test_failed_expansion_falls_back_to_graph_prf(demo: DuckDBStore) -> None:
+    parse = '[{"type": "module", "attributes": {"name": "calendar"}}]'
+    with FakeOpenAI(_responder(parse, Reply(status=400, error="no"))) as server:
+        result = Pipeline(demo, _config(server, use_cache=False)).ask(QUESTION)
+    assert result.status == "degraded"
+    assert any("KAR expansion" in w for w in result.warnings)
+    assert result.kar["expansion_source"] == "graph_prf"
+    assert "kar_6_llm_failed" in result.timings
+
+
+def test_cli_kar_without_traceback(demo_path: Path) -> None:
+    runner = CliRunner()
+    ok = runner.invoke(cli, ["--db", str(demo_path), "ask", QUESTION, "--method", "kar",
+                             "--offline", "--json"])
+    assert ok.exit_code == 0, ok.output
+    data = json.loads(ok.stdout)
+    assert data["kar"]["mode"] == "offline" and data["answers"][0]["source"] == "kar"
+    down = runner.invoke(cli, ["--db", str(demo_path), "ask", QUESTION, "--method", "kar",
+                               "--llm-url", _closed_port(), "--llm-model", "m",
+                               "--reranker", "none", "--explain"],
+                         env={"AFR_LLM_API_KEY": "x"})
+    assert down.exit_code == 3, down.output
+    assert "Traceback" not in down.output and "graph-PRF" in down.output
+    assert "triples kept" in down.output
+
+
+# -- the same answers on both stores ---------------------------------------------------
+
+
+def test_same_answers_on_duckdb_and_postgres(duck_store, pg_store, tmp_path: Path) -> None:
+    skb, _ = _random_skb(tmp_path / "skb", seed=11)
+    questions = ["Which paper cites paper 3 and was written by author 2?",
+                 "Papers by author 5 about text 1", "Which paper is cited by paper 12?"]
+    out = []
+    for store in (duck_store, pg_store):
+        _loaded(store, skb)
+        pipe = Pipeline(store, _config(exact_search=True))
+        runs = [pipe.ask(q) for q in questions]
+        out.append([([a.ext_id for a in r.answers],
+                     [t["rendered"] for t in r.kar["triples"]]) for r in runs])
+        assert store.query("SELECT count(*) FROM run_kar_triples")[0][0] > 0
+    assert out[0] == out[1]
+
+
+def test_kar_settings_from_the_settings_file(tmp_path: Path, monkeypatch) -> None:
+    from afr.errors import AfrError
+    from afr.pipeline.kar import KarSettings
+
+    path = tmp_path / "afr.toml"
+    path.write_text("[kar]\nk = 5\nhops = 1\ntemperature = 0.2\n")
+    monkeypatch.setenv("AFR_CONFIG", str(path))
+    assert KarSettings.from_settings() == KarSettings(k=5, hops=1, temperature=0.2)
+    for bad in ("hops = 3", "k = 0", "kk = 1", "n = 'three'"):
+        path.write_text(f"[kar]\n{bad}\n")
+        with pytest.raises(AfrError, match="kar"):
+            KarSettings.from_settings()
