@@ -30,9 +30,15 @@ def mode_label(run: EvalRun, steps: dict[str, int] | None = None) -> str:
     """How the run was set up, and, given ``steps`` (``llm_steps``), where the LLM failed
     to do its part: the label never claims a step that did not run."""
     ask = run.settings.ask
+    method = ask.get("method") or "af"
     llm = not ask.get("offline")
     model = (ask.get("llm") or {}).get("model")
     rerank = reranker_of(run)
+    if method not in ("af", "af+sage"):  # no Cypher: the AF labels do not apply
+        label = f"method {method}"
+        if method == "kar":
+            label += " (LLM query expansion)" if llm else " (offline: graph expansion)"
+        return label + (f", {rerank} rerank by {model}" if llm and rerank != "none" else "")
     steps = steps or {}
     if run.settings.replay:
         label = f"replay of column {run.settings.replay!r}"
