@@ -67,7 +67,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -162,51 +162,34 @@ def _check(path: str, data: dict[str, Any]) -> None:
     prompts = data.get("prompts", {})
     if not isinstance(prompts, dict) or set(prompts) - {"dir"}:
         raise AfrError(f"settings file {path}: [prompts] takes only dir")
-    ranking = data.get("ranking", {})
-    if not isinstance(ranking, dict):
-        raise AfrError(f"settings file {path}: 'ranking' must be a table")
-    for key, value in ranking.items():
-        if key not in RANKING_DEFAULTS:
-            raise AfrError(f"settings file {path}: unknown key ranking.{key} "
-                           f"(known: {', '.join(RANKING_DEFAULTS)})")
-        want = type(RANKING_DEFAULTS[key])
-        ok = isinstance(value, want) if want in (bool, str) else \
-            isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
-        if not ok or (key == "fusion" and value not in FUSIONS):
-            raise AfrError(f"settings file {path}: ranking.{key} has the wrong type or value")
-    kar = data.get("kar", {})
-    if not isinstance(kar, dict):
-        raise AfrError(f"settings file {path}: 'kar' must be a table")
-    for key, value in kar.items():
-        if key not in KAR_DEFAULTS:
-            raise AfrError(f"settings file {path}: unknown key kar.{key} "
-                           f"(known: {', '.join(KAR_DEFAULTS)})")
-        whole = isinstance(KAR_DEFAULTS[key], int)
-        ok = isinstance(value, int if whole else int | float) and not isinstance(value, bool) \
-            and value >= (0 if key in ("temperature", "prf_chars") else 1)
-        if not ok or (key == "hops" and value not in (1, 2)):
-            raise AfrError(f"settings file {path}: kar.{key} has the wrong type or value")
-    _check_sage(path, data.get("sage", {}))
+    _check_table(path, "ranking", data.get("ranking", {}), RANKING_DEFAULTS,
+                 lambda key, value: key != "fusion" or value in FUSIONS)
+    _check_table(path, "kar", data.get("kar", {}), KAR_DEFAULTS, lambda key, value: (
+        value >= (0 if key in ("temperature", "prf_chars") else 1)
+        and (key != "hops" or value in (1, 2))))
+    _check_table(path, "sage", data.get("sage", {}), SAGE_DEFAULTS, lambda key, value: (
+        (key != "policy" or value in SAGE_POLICIES) and (key != "k_cand" or value >= 1)
+        and (key != "percentile" or value <= 100)))
 
 
-def _check_sage(path: str, sage: Any) -> None:
-    if not isinstance(sage, dict):
-        raise AfrError(f"settings file {path}: 'sage' must be a table")
-    for key, value in sage.items():
-        if key not in SAGE_DEFAULTS:
-            raise AfrError(f"settings file {path}: unknown key sage.{key} "
-                           f"(known: {', '.join(SAGE_DEFAULTS)})")
-        want = type(SAGE_DEFAULTS[key])
+def _check_table(path: str, name: str, table: Any, defaults: Mapping[str, Any],
+                 valid: Callable[[str, Any], bool]) -> None:
+    """A settings table: known keys only, each of its default's type (a whole number
+    where the default is one; numbers never negative), and ``valid`` for the rest."""
+    if not isinstance(table, dict):
+        raise AfrError(f"settings file {path}: '{name}' must be a table")
+    for key, value in table.items():
+        if key not in defaults:
+            raise AfrError(f"settings file {path}: unknown key {name}.{key} "
+                           f"(known: {', '.join(defaults)})")
+        want = type(defaults[key])
         if want in (bool, str):
-            ok = isinstance(value, want) and (key != "policy" or value in SAGE_POLICIES)
+            ok = isinstance(value, want)
         else:
-            ok = isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
-            if want is int:
-                ok = ok and isinstance(value, int) and (key != "k_cand" or value >= 1)
-            if key == "percentile":
-                ok = ok and value <= 100
-        if not ok:
-            raise AfrError(f"settings file {path}: sage.{key} has the wrong type or value")
+            ok = isinstance(value, int if want is int else int | float) \
+                and not isinstance(value, bool) and value >= 0
+        if not ok or not valid(key, value):
+            raise AfrError(f"settings file {path}: {name}.{key} has the wrong type or value")
 
 
 def load_settings() -> dict[str, Any]:

@@ -2,9 +2,12 @@
 variant, for each store and replay column given, no reranker, offline.
 
     python bench/ranking_methods.py DB:QUESTIONS[:COLUMN] … [--limit N] [--config TOML]
+        [--methods kar,sage,af+sage]
 
 COLUMN is a replay column (cypher, cypher_noisy) or `offline` (the offline formalizer).
-Each run is one `afr eval` with the variants vss, bm25, hybrid, af:paper, af:hybrid.
+Each run is one `afr eval` with the variants vss, bm25, hybrid, af:paper, af:hybrid, plus
+one per method of --methods (`afr eval --methods`: the same questions asked again), with
+its median latency per question.
 """
 
 from __future__ import annotations
@@ -25,13 +28,15 @@ def main() -> None:
     ap.add_argument("runs", nargs="+")
     ap.add_argument("--limit", type=int)
     ap.add_argument("--config", help="a settings file with a [ranking] table")
+    ap.add_argument("--methods", default="", help="other methods, comma-separated")
     args = ap.parse_args()
     afr = str(Path(sys.executable).with_name("afr"))
     env = dict(os.environ)
     if args.config:
         env["AFR_CONFIG"] = args.config
-    print("| set | Cypher | method | " + " | ".join(METRICS) + " |")
-    print("|---|---|---|" + "---|" * len(METRICS))
+    methods = [m for m in args.methods.split(",") if m]
+    print("| set | Cypher | method | " + " | ".join(METRICS) + " | p50 ms |")
+    print("|---|---|---|" + "---|" * (len(METRICS) + 1))
     for spec in args.runs:
         db, questions, *rest = spec.split(":")
         column = rest[0] if rest else "offline"
@@ -41,12 +46,20 @@ def main() -> None:
             cmd += ["--replay", column]
         if args.limit:
             cmd += ["--limit", str(args.limit)]
-        out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
-        metrics = json.loads(out.stdout)["metrics"]
-        for name in SHOW:
+        if methods:
+            cmd += ["--methods", ",".join(methods)]
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        if out.returncode:
+            sys.exit(f"{' '.join(cmd)}: {out.stderr.strip()}")
+        summary = json.loads(out.stdout)
+        metrics, latency = summary["metrics"], summary["latency"]
+        for name in (*SHOW, *(f"method={m}" for m in methods)):
             m = metrics.get(name, {})
             cells = " | ".join(f"{100 * m.get(x, 0):.1f}" for x in METRICS)
-            print(f"| {Path(db).stem} | {column} | {name} | {cells} |", flush=True)
+            ms = (latency.get(name) or {}).get("median")
+            took = f"{1000 * ms:.0f}" if ms is not None else ""
+            print(f"| {Path(db).stem} | {column} | {name.removeprefix('method=')} | {cells} "
+                  f"| {took} |", flush=True)
 
 
 if __name__ == "__main__":
