@@ -23,12 +23,14 @@ from afr.store import Store
 from afr.synth import generate
 from afr.vectors import build_documents, embed_store
 from afr.vectors.documents import NodeInfo, base_document
+from afr.vectors.similarity import build_similarity_graph
 
 
-def _ranked_lists(store: Store) -> dict[tuple[str, str], list[str]]:
-    # The store holds one eval run.
-    rows = store.query("SELECT question_id, variant, ranked FROM eval_variants")
-    return {(r[0], r[1]): list(r[2]) for r in rows}
+def _ranked_lists(store: Store) -> dict[tuple[str, str, str], list[str]]:
+    """(run name, question, variant) → ranked list, for every eval run of the store."""
+    rows = store.query("SELECT r.name, v.question_id, v.variant, v.ranked "
+                       "FROM eval_variants v JOIN eval_runs r ON r.eval_id = v.eval_id")
+    return {(r[0], r[1], r[2]): list(r[3]) for r in rows}
 
 
 def _vectors(store: Store, variant: str) -> dict[int, np.ndarray]:
@@ -58,6 +60,7 @@ def test_both_stores_give_identical_documents_vectors_and_ranked_lists(
         load_skb_dir(store, source, progress=False)
         embed_store(store, make_embedder("hash"), progress=False)
         build_lexical_index(store, progress=False)  # as `afr embed` does
+        build_similarity_graph(store, make_embedder("hash"), progress=False)  # for SAGE
     ids = [int(r[0]) for r in duck_store.query("SELECT id FROM nodes ORDER BY id")]
     for variant in ("doc", "doc_rel"):
         duck_docs, pg_docs = (build_documents(s, ids, variant) for s in stores)
@@ -67,8 +70,12 @@ def test_both_stores_give_identical_documents_vectors_and_ranked_lists(
         assert [i for i in ids if not np.array_equal(duck_vecs[i], pg_vecs[i])] == []
     lists = []
     for store in stores:
-        session = run_eval(store, str(source), replay="cypher",
-                           config=AskConfig(reranker="none", offline=True, exact_search=True))
+        config = AskConfig(reranker="none", offline=True, exact_search=True)
+        session = run_eval(store, str(source), replay="cypher", config=config, name="af")
+        assert session.report.done == session.questions
+        # every other method, on fewer questions (each asks them again)
+        session = run_eval(store, str(source), replay="cypher", config=config,
+                           name="methods", limit=25, sweeps=["method=kar,sage,af+sage"])
         assert session.report.done == session.questions
         lists.append(_ranked_lists(store))
     duck_lists, pg_lists = lists
@@ -77,3 +84,8 @@ def test_both_stores_give_identical_documents_vectors_and_ranked_lists(
     detail = [(key, duck_lists[key][:8], pg_lists[key][:8]) for key in differ[:3]]
     assert differ == [], f"{len(differ)} of {len(duck_lists)} ranked lists differ: {detail}"
     assert sum(bool(r) for r in duck_lists.values()) > 0.9 * len(duck_lists)
+    asked = sum(v == "1-8" for name, _, v in duck_lists if name == "methods")
+    assert asked == min(25, session.questions)
+    for method in ("kar", "sage", "af+sage"):
+        assert sum(bool(r) for (_, _, v), r in duck_lists.items()
+                   if v == f"method={method}") == asked
