@@ -39,13 +39,28 @@ def read_question(question: str) -> str:
         raise AfrError("no question on stdin")
     return text
 
-# One line under the answers table: what its columns mean.
-LEGEND = ("strand: graph = found by grounding the query graph, vss = by vector search, "
-          "both = by both, kar = by KAR's expanded question · level: scope level of the graph match (1 = the named "
-          "entities' best matches; higher = wider, weaker) · score: the question's cosine "
-          "similarity to the answer")
-SAGE_LEGEND = ("sage_seed = a seed of SAGE's expansion, sage_neighbour = similar to a seed "
-               "(similarity graph), sage_fill = the seed list's next answer")
+# Under the answers table: what its columns mean, for the strands that appear in it.
+STRANDS = {
+    "graph": "found by grounding the query graph", "vss": "by vector search",
+    "bm25": "by BM25", "both": "by grounding and vector search",
+    "hybrid": "by vector search and BM25 fused", "kar": "by KAR's expanded question",
+    "sage_seed": "a seed of SAGE's expansion",
+    "sage_neighbour": "similar to a seed (similarity graph)",
+    "sage_fill": "the seed list's next answer",
+}
+LEVEL_NOTE = ("level: scope level of the graph match (1 = the named entities' best matches; "
+              "higher = wider, weaker)")
+SCORE_NOTE = "score: the question's cosine similarity to the answer"
+
+
+def legend(sources: list[str]) -> str:
+    shown = [s for s in STRANDS if s in sources]
+    parts = ["strand: " + ", ".join(f"{s} = {STRANDS[s]}" for s in shown)] if shown else []
+    if "graph" in sources or "both" in sources:
+        parts.append(LEVEL_NOTE)
+    return " · ".join([*parts, SCORE_NOTE])
+
+
 # Between the answers linked to exact name matches and those from expanded scope.
 EXACT_SEPARATOR = "    ·· above: linked to exact name matches · below: expanded scope or " \
                   "vector search ··"
@@ -136,9 +151,7 @@ def ask(ctx: Context, question: str, config, top: int, explain: bool, as_json: b
         lines.insert(2 + exact[-1] + 1, EXACT_SEPARATOR)
     click.echo("\n".join(lines))
     if shown:
-        click.echo(LEGEND)
-        if any(a.source.startswith("sage_") for a in shown):
-            click.echo(SAGE_LEGEND)
+        click.echo(legend([a.source for a in shown]))
     total = sum(result.timings.values())
     click.echo(f"\n{len(result.answers)} answers · target type {result.target_type or '?'} · "
                f"{total:.2f} s · run {result.run_id}" + ("" if config.log else " (not logged)"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from afr.cli.ask_commands import EXACT_SEPARATOR, LEGEND
+from afr.cli.ask_commands import EXACT_SEPARATOR, legend
 from afr.cli.main import cli
 from click.testing import CliRunner
 
@@ -29,7 +29,11 @@ def _ask(demo: Path, question: str) -> tuple[str, str]:
 def test_the_table_has_a_legend_and_marks_the_end_of_exact_matches(demo: Path) -> None:
     out, err = _ask(demo, "Which classes inherit from HTTPServer?")
     lines = out.splitlines()
-    assert LEGEND in lines and all(w in LEGEND for w in ("strand", "level", "score"))
+    shown = [line for line in lines if line.startswith("strand: ")]
+    assert len(shown) == 1 and all(w in shown[0] for w in ("graph =", "level:", "score:"))
+    assert "sage_seed" not in shown[0]  # only the strands in the table are explained
+    assert "sage_neighbour = similar to a seed" in legend(["sage_seed", "sage_neighbour"])
+    assert "level:" not in legend(["kar"])
     at = lines.index(EXACT_SEPARATOR.rstrip())
     above = [line for line in lines[2:at]]
     below = [line for line in lines[at + 1:] if line[:3].strip().isdigit()]

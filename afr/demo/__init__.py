@@ -10,6 +10,7 @@ from afr.errors import StoreError
 from afr.lexical import has_lexical_index
 from afr.resources import demo_skb_dir, demo_store_path
 from afr.store import DEFAULT_DB, DuckDBStore, Store, chosen_db, is_postgres_url, open_store
+from afr.store.base import SCHEMA_VERSION
 from afr.vectors.documents import DOCUMENTS_VERSION
 
 DEMO_EMBEDDER = "hash"
@@ -19,6 +20,8 @@ DOCUMENTS_VERSION_KEY = "documents_version"
 
 
 def demo_ready(path: Path | None = None) -> bool:
+    from afr.vectors.similarity import has_similarity_graph  # numpy: not for every command
+
     path = path or demo_store_path()
     if not path.exists():
         return False
@@ -27,9 +30,10 @@ def demo_ready(path: Path | None = None) -> bool:
     except StoreError:
         return False
     try:
-        return (bool(store.skb_name()) and store.embedding_model("doc_rel") is not None
+        return (store.schema_version() == SCHEMA_VERSION and bool(store.skb_name())
+                and store.embedding_model("doc_rel") is not None
                 and store.get_meta(DOCUMENTS_VERSION_KEY) == DOCUMENTS_VERSION
-                and has_lexical_index(store))
+                and has_lexical_index(store) and has_similarity_graph(store))
     finally:
         store.close()
 
@@ -42,6 +46,7 @@ def ensure_demo_store(path: Path | None = None, *, rebuild: bool = False,
     from afr.lexical.index import build_lexical_index
     from afr.load import load_skb_dir
     from afr.vectors import embed_store
+    from afr.vectors.similarity import build_similarity_graph
 
     path = path or demo_store_path()
     if demo_ready(path) and not rebuild:
@@ -55,6 +60,8 @@ def ensure_demo_store(path: Path | None = None, *, rebuild: bool = False,
         # rebuild: vectors of an older document format must not survive the reload
         embed_store(store, make_embedder(DEMO_EMBEDDER), rebuild=True, progress=progress)
         build_lexical_index(store, progress=progress)
+        # --method sage works on the demo too
+        build_similarity_graph(store, make_embedder(DEMO_EMBEDDER), progress=progress)
         with store.transaction():
             store.set_meta(DOCUMENTS_VERSION_KEY, DOCUMENTS_VERSION)
     finally:

@@ -33,7 +33,7 @@ from afr.pipeline.result import Candidate
 from afr.settings import sage_settings
 from afr.store.base import Store
 from afr.vectors.search import search
-from afr.vectors.similarity import graph_is_stale
+from afr.vectors.similarity import graph_is_stale, has_similarity_graph
 
 SEED = "sage_seed"
 NEIGHBOUR = "sage_neighbour"
@@ -85,16 +85,6 @@ class Expansion:
     def to_dict(self) -> dict[str, Any]:
         return {"seeds": self.seeds, "neighbours": self.neighbours, "kept": self.kept,
                 "filled": self.filled, "skipped": self.skipped, "settings": self.settings}
-
-
-def has_similarity_graph(store: Store) -> bool:
-    """Whether ``afr index --similarity`` has built a graph in this store (read once per
-    store object)."""
-    def read() -> bool:
-        if not store.table_exists("node_sim_meta"):
-            return False  # a store of an older schema, opened read-only
-        return bool(store.run("similarity/has_graph.sql"))
-    return store.fact("similarity_graph", read)
 
 
 def neighbours_of(store: Store, seeds: Sequence[int], types: Sequence[str] | None

@@ -98,6 +98,16 @@ class SimilarityReport:
 # -- the pure parts: kNN, thresholds, degrees ------------------------------------------
 
 
+def has_similarity_graph(store: Store) -> bool:
+    """Whether ``afr index --similarity`` has built a graph in this store (read once per
+    store object)."""
+    def read() -> bool:
+        if not store.table_exists("node_sim_meta"):
+            return False  # a store of an older schema, opened read-only
+        return bool(store.run("similarity/has_graph.sql"))
+    return store.fact("similarity_graph", read)
+
+
 def normalise(vectors: np.ndarray) -> np.ndarray:
     out = np.ascontiguousarray(vectors, dtype=np.float32).copy()
     norms = np.linalg.norm(out, axis=1, keepdims=True)
