@@ -22,6 +22,7 @@ from afr.pipeline.filters import AttributeCatalog
 from afr.pipeline.result import Candidate
 from afr.pipeline.symbols import SymbolCandidates, retrieve_symbols
 from afr.pipeline.timing import Timer
+from afr.settings import ranking_settings
 from afr.store.base import Store
 from afr.store.skb import SkbSchema
 
@@ -80,8 +81,11 @@ def ground_cypher(store: Store, schema: SkbSchema, embedder: Embedder,
                 resolved.symbols[var].conditions += conditions
     out = GroundedCypher(fixed.graph, resolved, fixed.fixes, timings=timer.timings)
     with timer.step("4_symbols"):
+        # The hybrid ranking's extension of step 4; the paper's ranking keeps step 4 too.
+        lexical = config.ranking == "hybrid" and bool(ranking_settings()["symbols_lexical"])
         out.symbols = retrieve_symbols(store, embedder, resolved, catalog, l_max=config.l_max,
-                                       exact_names_first=config.exact_names_first)
+                                       exact_names_first=config.exact_names_first,
+                                       lexical=lexical)
     with timer.step("5_grounding"):
         out.query = grounding_query(resolved, out.symbols)
         if out.query is not None:

@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from afr.cypher.model import Condition
 from afr.cypher.resolve import ResolvedQuery, ResolvedSymbol
 from afr.embed import Embedder
+from afr.lexical import bm25, has_lexical_index
 from afr.pipeline.filters import AttributeCatalog, FilterResult, filter_nodes
+from afr.pipeline.fusion import fuse
 from afr.pipeline.text_match import match_text
 from afr.store.base import Store
 from afr.store.names import has_name_index, lookup_names
@@ -62,7 +64,7 @@ def _interleave(lists: list[list[tuple[int, float]]], limit: int) -> list[tuple[
 
 def _search_symbol(
     store: Store, embedder: Embedder, sym: ResolvedSymbol, catalog: AttributeCatalog, *,
-    l_max: int,
+    l_max: int, lexical: bool = False,
 ) -> tuple[SymbolCandidates, list[tuple[int, float]] | None]:
     """A symbol's filters and, for a constant, its vector-similarity ranking (None when
     there is nothing to rank)."""
@@ -99,8 +101,25 @@ def _search_symbol(
     ranked_lists = []
     for text in strings:
         vec = query_vector(store, embedder, text)
-        ranked_lists.append(search(store, "doc", vec, limit, types=types, ids=allowed))
+        found = search(store, "doc", vec, limit, types=types, ids=allowed)
+        if lexical:
+            found = _fuse_lexical(store, text, found, types, allowed, limit)
+        ranked_lists.append(found)
     return out, _interleave(ranked_lists, limit)
+
+
+def _fuse_lexical(store: Store, text: str, found: list[tuple[int, float]],
+                  types: list[str] | None, allowed: list[int] | None, limit: int
+                  ) -> list[tuple[int, float]]:
+    """The vector ranking of a search string fused (reciprocal rank) with its BM25 ranking
+    over the same nodes: a rare name an embedder reads poorly still finds its node. The
+    scores stay the vector similarities (0 for a node only BM25 found)."""
+    lexical = bm25(store, text, types=types, ids=allowed, k=limit)
+    if not lexical:
+        return found
+    similarity = dict(found)
+    fused = fuse([(found, 1.0), (lexical, 1.0)], method="rrf")[:limit]
+    return [(n, similarity.get(n, 0.0)) for n, _ in fused]
 
 
 def _exact_names(store: Store, wanted: list[tuple[ResolvedSymbol, list[int] | None]], *,
@@ -145,9 +164,13 @@ def _exact_names_scan(store: Store, wanted: list[tuple[ResolvedSymbol, list[int]
 
 def retrieve_symbols(
     store: Store, embedder: Embedder, query: ResolvedQuery, catalog: AttributeCatalog, *,
-    l_max: int, exact_names_first: bool = True,
+    l_max: int, exact_names_first: bool = True, lexical: bool = False,
 ) -> dict[str, SymbolCandidates]:
-    searched = {var: _search_symbol(store, embedder, sym, catalog, l_max=l_max)
+    """``lexical``: fuse each constant's vector ranking with BM25 (needs the lexical
+    index; the hybrid ranking's ``[ranking] symbols_lexical``)."""
+    lexical = lexical and has_lexical_index(store)
+    searched = {var: _search_symbol(store, embedder, sym, catalog, l_max=l_max,
+                                    lexical=lexical)
                 for var, sym in query.symbols.items()}
     ranked_vars = [var for var, (_, ranked) in searched.items() if ranked is not None]
     exact = _exact_names(store, [(query.symbols[var], searched[var][0].filters.ids
