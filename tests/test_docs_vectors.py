@@ -13,9 +13,9 @@ from skbutil import toy_skb
 from afr.errors import EmbeddingError
 from afr.load import load_skb_dir
 from afr.store import Store
-from afr.vectors import embed_store, query_vector, search
+from afr.vectors import embed_store, query_vector
 from afr.vectors.documents import build_documents
-from afr.vectors.search import _PENDING, save_query_vectors
+from afr.vectors.search import _PENDING, save_query_vectors, search
 
 
 class WordEmbedder:

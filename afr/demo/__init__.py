@@ -27,11 +27,35 @@ def demo_ready(path: Path | None = None) -> bool:
     except StoreError:
         return False
     try:
-        return (bool(store.skb_name()) and store.embedding_model("doc_rel") is not None
-                and store.get_meta(DOCUMENTS_VERSION_KEY) == DOCUMENTS_VERSION
-                and has_lexical_index(store))
+        return _holds_ready_demo(store)
     finally:
         store.close()
+
+
+def _holds_ready_demo(store: Store) -> bool:
+    return (bool(store.skb_name()) and store.embedding_model("doc_rel") is not None
+            and store.get_meta(DOCUMENTS_VERSION_KEY) == DOCUMENTS_VERSION
+            and has_lexical_index(store))
+
+
+def _open_ready_demo(read_only: bool) -> Store | None:
+    """The demo store in the cache, opened as the command wants it, when it is built and
+    current (one open: a cold command pays for one connection, not two); else None."""
+    path = demo_store_path()
+    if not path.exists():
+        return None
+    try:
+        store = DuckDBStore(path, read_only=read_only, create=False)
+    except StoreError:
+        return None
+    try:
+        if _holds_ready_demo(store):
+            return store
+    except BaseException:
+        store.close()
+        raise
+    store.close()
+    return None
 
 
 def ensure_demo_store(path: Path | None = None, *, rebuild: bool = False,
@@ -79,6 +103,10 @@ def open_store_for(db: str | Path | None = None, *, schema: str | None = None,
     if target is None:
         target = DEFAULT_DB
         if not write and not Path(DEFAULT_DB).exists():
+            if not create:
+                demo = _open_ready_demo(read_only)
+                if demo is not None:
+                    return demo
             target = str(ensure_demo_store(progress=progress))
     if not create and not is_postgres_url(target) and not Path(target).expanduser().exists():
         if chosen is None:
