@@ -55,6 +55,17 @@ class DuckDBStore(Store):
             for stmt in self.sql("meta/lock_down.sql"):
                 self.con.execute(stmt)
 
+    def table_exists(self, table: str) -> bool:
+        if self._in_tx:  # an error would abort the transaction: ask the catalog
+            return super().table_exists(table)
+        try:
+            self.run("meta/table_probe.sql", {"table": check_identifier(table, "table")})
+        except StoreError as exc:
+            if "Catalog Error" in str(exc):
+                return False
+            raise
+        return True
+
     def sidecar_dir(self) -> Path | None:
         if str(self.path) == ":memory:":
             return None
