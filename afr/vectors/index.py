@@ -92,7 +92,8 @@ def embed_store(
     rebuild: bool = False,
     progress: bool = True,
 ) -> EmbedReport:
-    """Embed every node lacking a vector; each batch commits, so a rerun resumes.
+    """Embed every node lacking a vector; what is embedded is committed at least every
+    ``COMMIT_SECONDS`` (and when the embedder fails), so a rerun resumes.
 
     ``rebuild`` embeds every node again into shadow tables while the old vectors keep
     answering; when all requested variants are complete they replace the old ones in one
