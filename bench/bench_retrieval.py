@@ -2,11 +2,18 @@
 next to the in-memory set oracle (step 5) on the same queries, in the same run.
 
 Scripted Cypher queries (1–3 triplets, 1–2 named constants, some through hub nodes) go
-through parse → resolve → symbol search (l_max 100) → grounding → the two VSS steps,
-with 384-d vectors from the built-in embedder. Reports p50/p95 per step.
+through parse → resolve → symbol search (l_max 100) → grounding → ranking (steps 6–7,
+hybrid by default) and the answers' provenance, with 384-d vectors from the built-in
+embedder, offline and unlogged. Reports p50/p95 per step; "3-7 total" is all of it.
 
     python bench/bench_retrieval.py [--nodes 130000] [--edges 8000000] [--queries 100]
                                     [--stores duckdb,postgres] [--no-oracle]
+                                    [--pg-url URL | --keep-pg]
+
+PostgreSQL is a pgserver started in a fresh data directory under --work and stopped and
+deleted at the end (--keep-pg keeps it, loaded and embedded, for the next run; --pg-url
+uses a server of your own, in the schema "bench"). Ends with a table of steps 3–7, p50 /
+p95 per store.
 """
 
 from __future__ import annotations
@@ -92,12 +99,15 @@ def run_store(store, queries, embedder, memory: bool = False
         for cypher, target in queries:
             result = pipeline.ask("which nodes match " + cypher, cypher=cypher,
                                   target_type=target)
-            for step in ("3_parse", "4_symbols", "5_grounding", "6_vss_grounded",
-                         "7_vss_topup"):
-                steps.setdefault(step, []).append(result.timings.get(step, 0.0))
+            timings = result.timings
+            for step in ("3_parse", "4_symbols", "5_grounding"):
+                steps.setdefault(step, []).append(timings.get(step, 0.0))
+            # steps 6-7: one fused step with hybrid ranking (the default), two with paper
+            steps.setdefault("6-7 ranking", []).append(sum(
+                timings.get(s, 0.0) for s in ("6_7_hybrid", "6_vss_grounded", "7_vss_topup")))
+            steps.setdefault("provenance", []).append(timings.get("provenance", 0.0))
             steps.setdefault("3-7 total", []).append(sum(
-                result.timings.get(s, 0.0) for s in ("3_parse", "4_symbols", "5_grounding",
-                                                     "6_vss_grounded", "7_vss_topup")))
+                v for k, v in timings.items() if k[0] in "34567" or k == "provenance"))
     finally:
         ask_mod.ground = original
     return steps, gqueries
@@ -128,6 +138,9 @@ def main() -> None:
     parser.add_argument("--stores", default="duckdb,postgres")
     parser.add_argument("--no-oracle", action="store_true")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()))
+    parser.add_argument("--pg-url", help="PostgreSQL URL (default: a pgserver of its own)")
+    parser.add_argument("--keep-pg", action="store_true",
+                        help="keep the pgserver's data, loaded and embedded, for the next run")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
     from synth_skb import generate
@@ -142,24 +155,32 @@ def main() -> None:
     results = {}
     queries = None
     gq_for_oracle = None
+    servers = []
     for kind in args.stores.split(","):
         if kind == "duckdb":
             path = args.work / f"afr-bench-{args.nodes}-{args.edges}.duckdb"
             store = open_store(path)
             prepare(store, data, embedder, "duckdb")
-        else:
-            import pgserver
-
-            server = pgserver.get_server(args.work / "afr-bench-pg", cleanup_mode=None)
-            store = open_store(server.get_uri(), schema="bench")
+        elif kind == "postgres":
+            url = args.pg_url
+            if url is None:
+                server = pg_server(args.work, keep=args.keep_pg)
+                servers.append(server)
+                url = server.get_uri()
+            store = open_store(url, schema="bench")
             prepare(store, data, embedder, "postgres")
+        else:
+            raise SystemExit(f"unknown store {kind!r}: use duckdb and/or postgres")
         if queries is None:
             queries = make_queries(store, args.queries)
         steps, gqueries = run_store(store, queries, embedder)
         results[kind] = steps
         if kind == "duckdb":
             results["duckdb+memvec"], _ = run_store(store, queries, embedder, memory=True)
-        gq_for_oracle = gq_for_oracle or (store, gqueries)
+        if gq_for_oracle is None:
+            gq_for_oracle = (store, gqueries)
+        else:
+            store.close()
     if not args.no_oracle and gq_for_oracle:
         from afr.ground import edge_directions
         from afr.ground.oracle import Graph, oracle_ground
@@ -179,11 +200,38 @@ def main() -> None:
         results["oracle (warm)"] = {"5_grounding": times}
         results["oracle (cold)"] = {"5_grounding": [x + build for x in times]}
         print(f"oracle adjacency build: {build:.1f} s", file=sys.stderr)
+    if gq_for_oracle:
+        gq_for_oracle[0].close()
+    for server in servers:
+        server.cleanup()  # stops it; deletes its data unless --keep-pg
     print(f"{'store':14} {'step':16} {'p50 ms':>9} {'p95 ms':>9} {'mean ms':>9}")
     for kind, steps in results.items():
         for step, values in steps.items():
             print(f"{kind:14} {step:16} {pct(values, .5):9.1f} {pct(values, .95):9.1f} "
                   f"{statistics.mean(values) * 1000:9.1f}")
+    # one line per store: the figures the issue's aims are about
+    steps_shown = ("3_parse", "4_symbols", "5_grounding", "6-7 ranking", "provenance",
+                   "3-7 total")
+    print(f"\np50 / p95 ms ({len(queries or [])} queries, {args.nodes:,} nodes, "
+          f"{args.edges:,} edges)")
+    print(f"| store | {' | '.join(steps_shown)} |")
+    print(f"|---|{'---|' * len(steps_shown)}")
+    for kind, steps in results.items():
+        if "3-7 total" not in steps:
+            continue
+        cells = [f"{pct(steps[s], .5):.1f} / {pct(steps[s], .95):.1f}" for s in steps_shown]
+        print(f"| {kind} | {' | '.join(cells)} |")
+
+
+def pg_server(work: Path, *, keep: bool):
+    """A pgserver of the bench's own: in ``work/afr-bench-pg`` when kept between runs,
+    else in a fresh directory that is deleted, with the server stopped, at the end."""
+    import pgserver
+
+    if keep:
+        return pgserver.get_server(work / "afr-bench-pg", cleanup_mode="stop")
+    return pgserver.get_server(tempfile.mkdtemp(prefix="afr-bench-pg-", dir=work),
+                               cleanup_mode="delete")
 
 
 if __name__ == "__main__":

@@ -91,7 +91,8 @@ def load(ctx: Context, source: Path, fmt: str, dataset: str | None, replace: boo
 @click.option("--variant", "variants", multiple=True, type=click.Choice(["doc", "doc_rel"]),
               help="Document variant(s) to embed (default: both).")
 @click.option("--batch-size", default=256, show_default=True, type=click.IntRange(1, 100000),
-              help="Nodes per embedding request (each batch is committed on its own).")
+              help="Nodes per embedding request (what is embedded is committed at least "
+                   "every second, and when the embedder fails).")
 @click.option("--rebuild", is_flag=True,
               help="Embed everything again into shadow tables that replace the old vectors "
                    "only when complete (a rerun continues an unfinished rebuild).")
@@ -106,8 +107,8 @@ def embed(ctx: Context, model: str | None, variants: tuple[str, ...], batch_size
 
     Two document variants are kept: `doc` (name, attributes, text) serves symbol search
     and ranking of grounded answers; `doc_rel` (plus relations) serves plain vector
-    search. Only nodes without a vector are embedded, batch by batch, each batch
-    committed: interrupt it and run it again to continue.
+    search. Only nodes without a vector are embedded, batch by batch, committed at least
+    every second: interrupt it and run it again to continue.
     """
     from afr.embed import make_embedder
     from afr.embed.spec import spec_for_store

@@ -13,9 +13,9 @@ from skbutil import toy_skb
 from afr.errors import EmbeddingError
 from afr.load import load_skb_dir
 from afr.store import Store
-from afr.vectors import embed_store, query_vector, search
+from afr.vectors import embed_store, query_vector
 from afr.vectors.documents import build_documents
-from afr.vectors.search import _PENDING, save_query_vectors
+from afr.vectors.search import _PENDING, save_query_vectors, search
 
 
 class WordEmbedder:
@@ -153,3 +153,18 @@ def test_two_hop_cache_gives_the_same_documents(loaded: Store) -> None:
                                        two_hop_cache=cache))
     assert batched == plain
     assert cache  # second hops were really cached
+
+
+def test_full_two_hop_cache_keeps_the_hops_a_batch_uses(loaded: Store,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cache that overflows is emptied, but not under the batch that is using it."""
+    import afr.vectors.documents as documents
+
+    monkeypatch.setattr(documents, "TWO_HOP_CACHE_NODES", 1)
+    ids = sorted(i for (i,) in loaded.query("SELECT id FROM nodes"))
+    plain = build_documents(loaded, ids, "doc_rel")
+    builder = documents.DocumentBuilder(loaded, "doc_rel")
+    batched: dict[int, str] = {}
+    for start in range(0, len(ids), 2):
+        batched.update(builder.build(ids[start:start + 2]))
+    assert batched == plain

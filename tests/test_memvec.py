@@ -11,8 +11,9 @@ from skbutil import write_skb
 from afr.embed.hashing import HashingEmbedder
 from afr.load import load_skb_dir
 from afr.store import DuckDBStore
-from afr.vectors import embed_store, memory, search
+from afr.vectors import embed_store, memory
 from afr.vectors.memory import SearchMatrix, memory_vectors, use_memory_vectors
+from afr.vectors.search import search
 
 TYPES = ["a", "b", "c"]
 

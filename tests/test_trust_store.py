@@ -23,8 +23,9 @@ from afr.errors import EmbeddingError
 from afr.load import load_skb_dir
 from afr.store import PostgresStore, Store
 from afr.store.base import SCHEMA_VERSION
-from afr.vectors import embed_store, query_vector, search
+from afr.vectors import embed_store, query_vector
 from afr.vectors.index import pending_rebuild, shadow_variant
+from afr.vectors.search import search
 
 QUESTION = "Which paper by Thomas Kipf is about graph learning?"
 

@@ -13,7 +13,8 @@ from skbutil import write_skb
 from afr.embed.hashing import HashingEmbedder
 from afr.load import load_skb_dir
 from afr.store import PostgresStore
-from afr.vectors import embed_store, search
+from afr.vectors import embed_store
+from afr.vectors.search import search
 
 # the module (afr.vectors.search is also the name of its function in afr.vectors)
 search_module = import_module("afr.vectors.search")

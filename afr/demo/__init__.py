@@ -20,8 +20,6 @@ DOCUMENTS_VERSION_KEY = "documents_version"
 
 
 def demo_ready(path: Path | None = None) -> bool:
-    from afr.vectors.similarity import has_similarity_graph  # numpy: not for every command
-
     path = path or demo_store_path()
     if not path.exists():
         return False
@@ -30,12 +28,38 @@ def demo_ready(path: Path | None = None) -> bool:
     except StoreError:
         return False
     try:
-        return (store.schema_version() == SCHEMA_VERSION and bool(store.skb_name())
-                and store.embedding_model("doc_rel") is not None
-                and store.get_meta(DOCUMENTS_VERSION_KEY) == DOCUMENTS_VERSION
-                and has_lexical_index(store) and has_similarity_graph(store))
+        return _holds_ready_demo(store)
     finally:
         store.close()
+
+
+def _holds_ready_demo(store: Store) -> bool:
+    # A demo of an older schema is built again: it lacks what newer methods need (the
+    # similarity graph is built with the demo since schema 7).
+    return (store.schema_version() == SCHEMA_VERSION and bool(store.skb_name())
+            and store.embedding_model("doc_rel") is not None
+            and store.get_meta(DOCUMENTS_VERSION_KEY) == DOCUMENTS_VERSION
+            and has_lexical_index(store))
+
+
+def _open_ready_demo(read_only: bool) -> Store | None:
+    """The demo store in the cache, opened as the command wants it, when it is built and
+    current (one open: a cold command pays for one connection, not two); else None."""
+    path = demo_store_path()
+    if not path.exists():
+        return None
+    try:
+        store = DuckDBStore(path, read_only=read_only, create=False)
+    except StoreError:
+        return None
+    try:
+        if _holds_ready_demo(store):
+            return store
+    except BaseException:
+        store.close()
+        raise
+    store.close()
+    return None
 
 
 def ensure_demo_store(path: Path | None = None, *, rebuild: bool = False,
@@ -86,6 +110,10 @@ def open_store_for(db: str | Path | None = None, *, schema: str | None = None,
     if target is None:
         target = DEFAULT_DB
         if not write and not Path(DEFAULT_DB).exists():
+            if not create:
+                demo = _open_ready_demo(read_only)
+                if demo is not None:
+                    return demo
             target = str(ensure_demo_store(progress=progress))
     if not create and not is_postgres_url(target) and not Path(target).expanduser().exists():
         if chosen is None:

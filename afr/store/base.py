@@ -24,14 +24,13 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import jinja2
-
 from afr.errors import StoreConnectionError, StoreError
 from afr.resources import schema_dir, sql_dir
 from afr.store.dialect import DUCKDB, Dialect, split_sql
 from afr.store.skb import EdgeType, NodeType, SkbSchema
 
 if TYPE_CHECKING:  # numpy is imported where arrays are made: `afr sql` needs none
+    import jinja2  # imported by the first template that needs Jinja (most are plain)
     import numpy as np
 
 T = TypeVar("T")
@@ -54,6 +53,8 @@ def check_identifier(name: str, what: str = "identifier") -> str:
 
 @lru_cache(maxsize=1)
 def _jinja() -> jinja2.Environment:
+    import jinja2
+
     loader = jinja2.ChoiceLoader(
         [
             jinja2.FileSystemLoader(str(sql_dir())),
@@ -98,8 +99,19 @@ def render_template(name: str, dialect: Dialect, *, pretty: bool = False,
     code that runs SQL on a DuckDB connection of its own (staging) calls it directly.
     ``pretty`` lays transpiled statements out for people (``afr init --print-sql``)."""
     file, native = template_file(name, dialect.name)
-    text = _jinja().get_template(file).render(**ctx)
+    text = _plain_text(file)
+    if text is None:
+        text = _jinja().get_template(file).render(**ctx)
     return split_sql(text) if native else dialect.finish(text, pretty=pretty)
+
+
+@cache
+def _plain_text(file: str) -> str | None:
+    """The text of a template without Jinja syntax (most of them), which renders to
+    itself: read once, never compiled (a cold `afr cypher --run` runs a dozen). None for
+    templates that need Jinja."""
+    text = _template_path(file).read_text(encoding="utf-8")
+    return None if any(mark in text for mark in ("{{", "{%", "{#")) else text
 
 
 def duckdb_sql(name: str, **ctx: Any) -> list[str]:
@@ -363,10 +375,15 @@ class Store(ABC):
             self.set_meta("schema_version", str(SCHEMA_VERSION))
 
     def schema_version(self) -> int:
-        if not self.table_exists("afr_meta"):
-            return 0
-        value = self.get_meta("schema_version")
-        return int(value) if value else 0
+        """The version of afr's tables in the store (0: none), read once per store object:
+        every command asks it several times on the way in."""
+        def read() -> int:
+            if not self.table_exists("afr_meta"):
+                return 0
+            value = self.get_meta("schema_version")
+            return int(value) if value else 0
+
+        return self.fact("schema_version", read)
 
     def require_initialised(self) -> None:
         if self.schema_version() != SCHEMA_VERSION:

@@ -1,8 +1,28 @@
-"""Vectors: node documents, index building (embedding), search, in-memory matrices."""
+"""Vectors: node documents, index building (embedding), search, in-memory matrices.
 
-from afr.vectors.documents import build_documents
-from afr.vectors.index import EmbedReport, check_model, embed_store
-from afr.vectors.search import query_vector, search
+The package imports its modules on first use: every command that opens a store checks
+the demo's ``DOCUMENTS_VERSION`` (afr.vectors.documents) and should not pay for numpy.
+The search function is ``afr.vectors.search.search`` (the module has the same name)."""
 
-__all__ = ["EmbedReport", "build_documents", "check_model", "embed_store", "query_vector",
-           "search"]
+from __future__ import annotations
+
+from typing import Any
+
+_EXPORTS = {
+    "build_documents": "afr.vectors.documents",
+    "EmbedReport": "afr.vectors.index",
+    "check_model": "afr.vectors.index",
+    "embed_store": "afr.vectors.index",
+    "query_vector": "afr.vectors.search",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'afr.vectors' has no attribute {name!r}")
+
+
+__all__ = ["EmbedReport", "build_documents", "check_model", "embed_store", "query_vector"]

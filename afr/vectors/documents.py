@@ -116,43 +116,59 @@ def build_documents(store: Store, ids: Sequence[int], variant: str = "doc", *,
     ``two_hop_cache`` carries second-hop relation groups from one batch to the next: the
     same few hubs (a brand, a venue) are the single neighbour of thousands of nodes, and
     their relations would otherwise be read and sorted again for every batch."""
-    schema = store.skb_schema()
-    type_labels = {t.type: t.label for t in schema.node_types.values()}
-    edge_labels = {t.type: t.label for t in schema.edge_types.values()}
-    nodes = fetch_nodes(store, ids)
-    docs = {i: base_document(n, type_labels) for i, n in nodes.items()}
-    if variant == "doc":
-        return docs
-    one_hop = fetch_relations(store, list(nodes), ONE_HOP_CAP)
-    # Second hops only through relations the node has exactly one of (1-1 / n-1).
-    single = {(i, g.edge_type, g.direction): g.first_other
-              for i, groups in one_hop.items() for g in groups if g.total == 1}
-    wanted = sorted(set(single.values()))
-    if two_hop_cache is None:
-        two_hop = fetch_relations(store, wanted, TWO_HOP_CAP)
-    else:
+    return DocumentBuilder(store, variant, two_hop_cache=two_hop_cache).build(ids)
+
+
+class DocumentBuilder:
+    """Builds documents of one variant batch after batch (``afr embed``): the schema's
+    labels are read once, and second hops are cached across batches."""
+
+    def __init__(self, store: Store, variant: str = "doc", *,
+                 two_hop_cache: dict[int, list[RelationGroup]] | None = None) -> None:
+        schema = store.skb_schema()
+        self.store = store
+        self.variant = variant
+        self.type_labels = {t.type: t.label for t in schema.node_types.values()}
+        self.edge_labels = {t.type: t.label for t in schema.edge_types.values()}
+        self.two_hop_cache = {} if two_hop_cache is None else two_hop_cache
+
+    def build(self, ids: Sequence[int]) -> dict[int, str]:
+        """Documents for ``ids``, by id (ids without a node are left out)."""
+        store, two_hop_cache = self.store, self.two_hop_cache
+        type_labels, edge_labels = self.type_labels, self.edge_labels
+        nodes = fetch_nodes(store, ids)
+        docs = {i: base_document(n, type_labels) for i, n in nodes.items()}
+        if self.variant == "doc":
+            return docs
+        one_hop = fetch_relations(store, list(nodes), ONE_HOP_CAP)
+        # Second hops only through relations the node has exactly one of (1-1 / n-1).
+        single = {(i, g.edge_type, g.direction): g.first_other
+                  for i, groups in one_hop.items() for g in groups if g.total == 1}
+        wanted = sorted(set(single.values()))
         missing = [i for i in wanted if i not in two_hop_cache]
         fetched = fetch_relations(store, missing, TWO_HOP_CAP)
+        two_hop = {i: two_hop_cache[i] if i in two_hop_cache else fetched.get(i, [])
+                   for i in wanted}
+        # (read before a full cache is emptied: the cached hops this batch uses stay)
         if len(two_hop_cache) + len(missing) > TWO_HOP_CACHE_NODES:
             two_hop_cache.clear()
         for i in missing:
             two_hop_cache[i] = fetched.get(i, [])
-        two_hop = {i: two_hop_cache.get(i, fetched.get(i, [])) for i in wanted}
-    for node_id, doc in docs.items():
-        groups = one_hop.get(node_id, [])
-        if not groups:
-            continue
-        lines = [doc, "relations:"]
-        lines += _relations_block(groups, edge_labels, "  ")
-        for g in groups:
-            other = single.get((node_id, g.edge_type, g.direction))
-            if other is None:
+        for node_id, doc in docs.items():
+            groups = one_hop.get(node_id, [])
+            if not groups:
                 continue
-            # Skip the way back to this node: it says nothing new.
-            onward = [h for h in two_hop.get(other, [])
-                      if not (h.edge_type == g.edge_type and h.total == 1)]
-            if onward:
-                lines.append(f"  via {g.names[0]}:")
-                lines += _relations_block(onward, edge_labels, "    ")
-        docs[node_id] = "\n".join(lines)[:MAX_DOC_CHARS]
-    return docs
+            lines = [doc, "relations:"]
+            lines += _relations_block(groups, edge_labels, "  ")
+            for g in groups:
+                other = single.get((node_id, g.edge_type, g.direction))
+                if other is None:
+                    continue
+                # Skip the way back to this node: it says nothing new.
+                onward = [h for h in two_hop.get(other, [])
+                          if not (h.edge_type == g.edge_type and h.total == 1)]
+                if onward:
+                    lines.append(f"  via {g.names[0]}:")
+                    lines += _relations_block(onward, edge_labels, "    ")
+            docs[node_id] = "\n".join(lines)[:MAX_DOC_CHARS]
+        return docs

@@ -18,7 +18,7 @@ from afr.embed.base import Embedder, embed_texts, known_dim
 from afr.errors import EmbeddingError
 from afr.progress import bar
 from afr.store.base import VECTOR_VARIANTS, Store
-from afr.vectors.documents import build_documents
+from afr.vectors.documents import DocumentBuilder
 from afr.vectors.memory import (
     matrix_path,
     new_vectors_version,
@@ -92,7 +92,8 @@ def embed_store(
     rebuild: bool = False,
     progress: bool = True,
 ) -> EmbedReport:
-    """Embed every node lacking a vector; each batch commits, so a rerun resumes.
+    """Embed every node lacking a vector; what is embedded is committed at least every
+    ``COMMIT_SECONDS`` (and when the embedder fails), so a rerun resumes.
 
     ``rebuild`` embeds every node again into shadow tables while the old vectors keep
     answering; when all requested variants are complete they replace the old ones in one
@@ -138,45 +139,98 @@ def embed_store(
     return report
 
 
+#: Nodes whose documents are built together: set-based reads of nodes and relations cost
+#: per statement, so they read many nodes at once, whatever the embedder's batch size.
+DOCUMENT_CHUNK = 4096
+#: Embedded vectors are written (one transaction) at least this often, and after each
+#: chunk: a slow embedder commits every batch; the fast built-in one does not pay a
+#: commit per batch.
+COMMIT_SECONDS = 1.0
+
+
 def _fill(store: Store, embedder: Embedder, variant: str, target: str,
           recorded: tuple[str, int] | None, *, batch_size: int, progress: bool
           ) -> tuple[int, tuple[str, int] | None]:
     """Embed the nodes missing from ``target`` (``variant`` or its shadow) batch by batch,
-    each batch one transaction; the number embedded and the (model, dim) recorded."""
+    committing at least every ``COMMIT_SECONDS``; when the embedder fails, what it did
+    embed is committed first. The number embedded and the (model, dim) recorded."""
     shadow = target != variant
     if recorded:
         missing = [int(r[0]) for r in store.run("embed/missing.sql", variant=target)]
     else:
         missing = [int(r[0]) for r in store.run("embed/all_ids.sql")]
-    done = 0
-    two_hop_cache: dict = {}
+    # Writing vectors forgets the store's cached facts: read the labels once, here.
+    builder = DocumentBuilder(store, variant)
+    pending_ids: list[np.ndarray] = []
+    pending_vectors: list[np.ndarray] = []
+    state = {"recorded": recorded, "done": 0, "flushed": time.perf_counter()}
+
+    def flush() -> None:
+        if not pending_ids:
+            return
+        ids = np.concatenate(pending_ids)
+        vectors = np.concatenate(pending_vectors)
+        pending_ids.clear()
+        pending_vectors.clear()
+        state["recorded"] = _write_batch(store, embedder, variant, target, state["recorded"],
+                                         ids, vectors)
+        if not shadow:
+            vectors_changed(store)  # in-memory search matrices are stale from now on
+        state["done"] += len(ids)
+        state["flushed"] = time.perf_counter()
+
+    chunk_size = max(batch_size, DOCUMENT_CHUNK)
     with bar(len(missing), f"embedding {variant}", enabled=progress, unit="node") as pbar:
-        for start in range(0, len(missing), batch_size):
-            ids = missing[start:start + batch_size]
-            docs = build_documents(store, ids, variant, two_hop_cache=two_hop_cache)
-            vectors = embed_texts(embedder, [docs.get(i, "") for i in ids])
-            dim = vectors.shape[1]
-            with store.transaction():
-                if recorded is None:
-                    store.create_vector_table(target, dim)
-                    recorded = (embedder.model_id, dim)
-                    if shadow:
-                        store.set_meta(_rebuild_key(variant), json.dumps(
-                            {"model_id": embedder.model_id, "dim": dim}))
-                elif recorded[1] != dim:
-                    raise EmbeddingError(
-                        f"{embedder.model_id} returned {dim}-d vectors but the store's "
-                        f"{variant!r} vectors have {recorded[1]} dimensions"
-                    )
-                store.write_vectors(target, np.asarray(ids, dtype=np.int64), vectors)
-                if not shadow:
-                    store.record_embedding_model(variant, embedder.model_id, dim)
-                    new_vectors_version(store, variant)  # matrix files are stale now
-            if not shadow:
-                vectors_changed(store)  # in-memory search matrices are stale from now on
-            done += len(ids)
-            pbar.update(len(ids))
-    return done, recorded
+        for chunk_start in range(0, len(missing), chunk_size):
+            chunk = missing[chunk_start:chunk_start + chunk_size]
+            docs = builder.build(chunk)
+            for start in range(0, len(chunk), batch_size):
+                ids = chunk[start:start + batch_size]
+                try:
+                    vectors = embed_texts(embedder, [docs.get(i, "") for i in ids])
+                    _check_dim(embedder, variant, state["recorded"] or (
+                        (embedder.model_id, pending_vectors[0].shape[1]) if pending_vectors
+                        else None), vectors.shape[1])
+                except BaseException:
+                    flush()  # keep what was embedded: a rerun continues from there
+                    raise
+                pending_ids.append(np.asarray(ids, dtype=np.int64))
+                pending_vectors.append(vectors)
+                if time.perf_counter() - state["flushed"] >= COMMIT_SECONDS:
+                    flush()
+                pbar.update(len(ids))
+            flush()
+    return state["done"], state["recorded"]
+
+
+def _check_dim(embedder: Embedder, variant: str, recorded: tuple[str, int] | None,
+               dim: int) -> None:
+    if recorded is not None and recorded[1] != dim:
+        raise EmbeddingError(
+            f"{embedder.model_id} returned {dim}-d vectors but the store's "
+            f"{variant!r} vectors have {recorded[1]} dimensions"
+        )
+
+
+def _write_batch(store: Store, embedder: Embedder, variant: str, target: str,
+                 recorded: tuple[str, int] | None, ids: np.ndarray, vectors: np.ndarray
+                 ) -> tuple[str, int]:
+    """Write one batch of vectors of ``target`` in one transaction (creating its table
+    with the first); the (model, dim) recorded."""
+    shadow = target != variant
+    dim = vectors.shape[1]
+    with store.transaction():
+        if recorded is None:
+            store.create_vector_table(target, dim)
+            recorded = (embedder.model_id, dim)
+            if shadow:
+                store.set_meta(_rebuild_key(variant), json.dumps(
+                    {"model_id": embedder.model_id, "dim": dim}))
+        store.write_vectors(target, ids, vectors)
+        if not shadow:
+            store.record_embedding_model(variant, embedder.model_id, dim)
+            new_vectors_version(store, variant)  # matrix files are stale now
+    return recorded
 
 
 def _swap_in(store: Store, embedder: Embedder, complete: dict[str, tuple[str, int]]) -> None:

@@ -8,12 +8,15 @@ WITH checks AS (
     SELECT 'target node not in nodes.jsonl', line, coalesce(dst_ext, '(empty)')
     FROM stg_edges WHERE dst IS NULL
     UNION ALL
-    SELECT 'duplicate edge', line, src_ext || ' -' || type_written || '-> ' || dst_ext
+    SELECT 'duplicate edge', e.line, s.ext_id || ' -' || e.type_written || '-> ' || d.ext_id
     FROM (
-        SELECT line, src_ext, type_written, dst_ext,
+        SELECT line, src, coalesce(type_written, type) AS type_written, dst,
                row_number() OVER (PARTITION BY src, type, dst ORDER BY line) AS k
         FROM stg_edges WHERE src IS NOT NULL AND dst IS NOT NULL AND type IS NOT NULL
-    ) WHERE k > 1
+    ) AS e
+    JOIN stg_nodes AS s ON s.id = e.src
+    JOIN stg_nodes AS d ON d.id = e.dst
+    WHERE k > 1
 )
 SELECT problem, count(*) AS n, list(line ORDER BY line)[1:5] AS lines,
        list(detail ORDER BY line)[1:5] AS details

@@ -7,7 +7,9 @@ WITH decl AS (
 SELECT e.type, count(*)
 FROM stg_edges AS e
 JOIN decl AS t ON t.type = e.type
-WHERE (t.source_type IS NOT NULL AND e.src_type <> t.source_type)
-   OR (t.target_type IS NOT NULL AND e.dst_type <> t.target_type)
+JOIN stg_nodes AS s ON s.id = e.src
+JOIN stg_nodes AS d ON d.id = e.dst
+WHERE (t.source_type IS NOT NULL AND s.type <> t.source_type)
+   OR (t.target_type IS NOT NULL AND d.type <> t.target_type)
 GROUP BY e.type
 ORDER BY e.type

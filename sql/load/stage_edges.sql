@@ -6,10 +6,14 @@ SELECT ordinality + 1 AS line, src, type, dst
 FROM read_csv($path, header = true, auto_detect = false, delim = ',', quote = '"', escape = '"',
               columns = {'src': 'VARCHAR', 'type': 'VARCHAR', 'dst': 'VARCHAR'})
 WITH ORDINALITY;
+-- Narrow: what was written is kept only where it says more than the ids do (an unknown
+-- node or type, a type written by its label), for the error details; load/check_edges.sql
+-- finds the rest from the ids. Endpoint types are joined in when they are checked.
 CREATE OR REPLACE TEMP TABLE stg_edges AS
 SELECT r.line, s.id AS src, t.type AS type, d.id AS dst,
-       r.src AS src_ext, r.type AS type_written, r.dst AS dst_ext,
-       s.type AS src_type, d.type AS dst_type
+       CASE WHEN s.id IS NULL THEN r.src END AS src_ext,
+       CASE WHEN t.type IS NULL OR t.type <> r.type THEN r.type END AS type_written,
+       CASE WHEN d.id IS NULL THEN r.dst END AS dst_ext
 FROM stg_raw_edges AS r
 LEFT JOIN stg_nodes AS s ON s.ext_id = r.src
 LEFT JOIN stg_edge_names AS t ON t.name = r.type
