@@ -88,3 +88,55 @@ def test_methods_and_hybrid_ranking_on_both_stores(demo: Store) -> None:
     result = pipe.ask(QUESTION, cypher=miss, target_type="exception")
     assert any("used as a ranking signal" in w for w in result.warnings)
     assert result.answers[0].ext_id == "exception:aifc.Error"
+
+
+def test_keep_vss_keeps_the_vector_search_top(demo: Store) -> None:
+    """[ranking] keep_vss: however many grounded answers the fusion prefers, the vector
+    search's first N stay in the list."""
+    from afr.pipeline.fusion import FusionWeights
+    from afr.pipeline.hybrid_ranking import hybrid_strands
+    from afr.pipeline.ranking import vss_strand
+    from afr.vectors.search import query_vector
+
+    pipe = Pipeline(demo, AskConfig(offline=True, reranker="none"))
+    qvec = query_vector(demo, pipe.embedder, QUESTION)
+    vss_top = [n for n, _ in vss_strand(demo, qvec, ["exception"], 5)]
+    # 60 grounded exceptions, none of them the vector search's top 5, all at level 1
+    others = [int(r[0]) for r in demo.query(
+        "SELECT id FROM nodes WHERE type = 'exception' ORDER BY id LIMIT 80")
+        if int(r[0]) not in vss_top][:60]
+    grounded = [(n, 1) for n in others]
+    for keep in (0, 5):
+        strands = hybrid_strands(demo, qvec, QUESTION, grounded, ["exception"], 20,
+                                 weights=FusionWeights(graph=20.0, keep_vss=keep),
+                                 keep_graph=13)
+        final = [c.node_id for c in strands.final]
+        assert len(final) == 20
+        kept = [n for n in vss_top if n in final]
+        if keep:
+            assert kept == vss_top
+        else:
+            assert len(kept) < 5  # the trusted graph strand crowds them out
+
+
+def test_symbols_lexical_fuses_bm25_into_a_constants_ranking(demo: Store,
+                                                             monkeypatch) -> None:
+    """[ranking] symbols_lexical: a node BM25 finds for a constant's name joins its
+    candidates even when the vector search misses it (score 0: no similarity known)."""
+    import afr.pipeline.symbols as symbols
+    from afr.cypher.resolve import ResolvedSymbol
+    from afr.lexical import bm25
+    from afr.pipeline.filters import AttributeCatalog
+
+    sym = ResolvedSymbol("m", "module", "module", ["aifc"], [])
+    best = bm25(demo, "aifc", types=["module"], k=1)[0][0]
+    blind = [(n, 0.5) for n in (1, 2, 3)]  # a vector search that misses it
+    monkeypatch.setattr(symbols, "search", lambda *a, **k: list(blind))
+    pipe = Pipeline(demo, AskConfig(offline=True))
+    catalog = AttributeCatalog.from_store(demo)
+    _, plain = symbols._search_symbol(demo, pipe.embedder, sym, catalog, l_max=3)
+    _, fused = symbols._search_symbol(demo, pipe.embedder, sym, catalog, l_max=3,
+                                      lexical=True)
+    assert plain == blind
+    assert best in [n for n, _ in fused] and dict(fused)[best] == 0.0
+    assert len(fused) == 3
