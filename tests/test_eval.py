@@ -249,7 +249,8 @@ def test_failures_are_recorded_and_retried_on_resume(db: Path, tmp_path: Path) -
         assert report.done == 5 and not report.interrupted
         assert any("no-such-node" in n for n in notes)
         summary = summarize(store, find_run(store, "flaky"))
-        assert summary["failed"] == 1 and summary["degraded"] == 4
+        errs = store.query("SELECT error FROM eval_results")
+        assert summary["failed"] == 1 and summary["degraded"] == 4, errs
         rows = {r[0]: r[1:] for r in store.query(
             "SELECT question_id, status, error FROM eval_results WHERE eval_id = $e",
             {"e": run.eval_id})}
