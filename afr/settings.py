@@ -39,7 +39,7 @@ The settings file is optional. Looked up in this order, the first that exists wi
     text = 1.0
     offline_trust = 0.5               # the offline formalizer's Cypher counts this much
     keep_vss = 0                      # the vector search's top N always stay in the list
-    symbols_lexical = false           # step 4: a name's vector ranking fused with its BM25
+    symbols_lexical = true            # step 4: a name's vector ranking fused with its BM25
 
     [sage]                            # SAGE: similarity graph and expansion (docs/method.md)
     k_seed = 10                       # seeds expanded; neighbours fill the other k - seeds
@@ -84,7 +84,7 @@ FUSIONS = ("rrf", "linear")
 RANKING_DEFAULTS: dict[str, Any] = {
     "k1": 1.2, "b": 0.75, "stopwords": True, "fusion": "rrf", "rrf_k": 60.0,
     "dense": 1.0, "lexical": 1.0, "graph": 2.0, "level": 1.0, "text": 1.0,
-    "offline_trust": 0.5, "keep_vss": 0, "symbols_lexical": False,
+    "offline_trust": 0.5, "keep_vss": 0, "symbols_lexical": True,
 }
 SAGE_POLICIES = ("skip_if_relational", "always")
 # The [sage] table's keys and defaults (SAGE, docs/method.md; ours where the paper

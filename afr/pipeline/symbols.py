@@ -167,7 +167,7 @@ def retrieve_symbols(
     l_max: int, exact_names_first: bool = True, lexical: bool = False,
 ) -> dict[str, SymbolCandidates]:
     """``lexical``: fuse each constant's vector ranking with BM25 (needs the lexical
-    index; the hybrid ranking's ``[ranking] symbols_lexical``)."""
+    index; the hybrid ranking's ``[ranking] symbols_lexical``, on by default)."""
     lexical = lexical and has_lexical_index(store)
     searched = {var: _search_symbol(store, embedder, sym, catalog, l_max=l_max,
                                     lexical=lexical)
