@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import uuid
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from afr.embed import Embedder, embedder_for_store
 from afr.errors import AfrError, LLMError, StoreError
@@ -27,15 +27,12 @@ from afr.pipeline.filters import AttributeCatalog
 from afr.pipeline.fusion import FusionWeights
 from afr.pipeline.grounding import GroundedCypher, ground_cypher, provenance
 from afr.pipeline.hybrid_ranking import baseline, plain_candidates, rank_hybrid
-from afr.pipeline.kar import KarSettings, run_kar
-from afr.pipeline.kar_parse import DocumentStructure, document_structures
 from afr.pipeline.offline import formalize, guess_target_type
 from afr.pipeline.ranking import combine, graph_strand, graph_strand_all, vss_strand
 from afr.pipeline.repair import repair_round, run_outcome
 from afr.pipeline.rerank import rerank
 from afr.pipeline.result import AskResult, Candidate, RankedAnswer
 from afr.pipeline.runlog import write_run
-from afr.pipeline.sage import SageSettings, expand_list, has_similarity_graph, relational_skip
 from afr.pipeline.target_type import predict_target_type
 from afr.pipeline.timing import Timer
 from afr.pipeline.write_cypher import name_examples, write_cypher
@@ -45,6 +42,9 @@ from afr.store.skb import SkbSchema
 from afr.text import clean_text
 from afr.vectors.exact import use_exact_search
 from afr.vectors.search import query_vector, save_query_vectors
+
+if TYPE_CHECKING:
+    from afr.pipeline.kar_parse import DocumentStructure
 
 
 class Pipeline:
@@ -66,6 +66,8 @@ class Pipeline:
                                                                      "sage"):
             has_lexical_index(store)
         if self.config.method in ("sage", "af+sage"):
+            from afr.vectors.similarity import has_similarity_graph
+
             has_similarity_graph(store)
         for variant in VECTOR_VARIANTS:
             store.embedding_model(variant)
@@ -75,7 +77,7 @@ class Pipeline:
         if self.llm is None and self.config.offline is not True:
             self.llm = _llm_from_config(store, self.config)
         self._examples: dict[str, list[str]] | None = None
-        self._kar_structures: list[DocumentStructure] | None = None
+        self._kar_structures: list[DocumentStructure] | None = None  # KAR's, read once
 
     @property
     def offline(self) -> bool:
@@ -155,6 +157,8 @@ class Pipeline:
             fixes=len(result.fixes), repaired=bool(result.repair and result.repair["used"]),
             grounded=len(grounded), top_vss=top_vss, weak_vss=cfg.weak_vss)
         if cfg.method == "af+sage":
+            from afr.pipeline.sage import relational_skip
+
             skip = relational_skip(
                 triplets=len(steps.resolved.triplets) if steps.resolved else 0,
                 grounded=len(grounded), quota=cfg.graph_quota)
@@ -194,6 +198,8 @@ class Pipeline:
                 qvec: Any, timer: Timer, *, skip: str | None = None) -> list[Candidate]:
         """SAGE over ``seed_list``: the list before step 8."""
         types = [result.target_type] if result.target_type else self.schema.candidate_types
+        from afr.pipeline.sage import SageSettings, expand_list
+
         settings = SageSettings.from_settings()
         if settings.policy == "always":
             skip = None  # the paper's "+Edge": expand after a relational Cypher too
@@ -213,6 +219,11 @@ class Pipeline:
         guess, else every candidate type); step 8 may follow."""
         result.target_type = target_type or guess_target_type(question, self.schema)
         types = [result.target_type] if result.target_type else self.schema.candidate_types
+        # KAR's modules (and their prompt templates) load only when KAR runs: the other
+        # methods and `afr cypher --run` start faster without them.
+        from afr.pipeline.kar import KarSettings, run_kar
+        from afr.pipeline.kar_parse import document_structures
+
         if llm is not None and self._kar_structures is None:
             self._kar_structures = document_structures(self.store, self.schema)
         run = run_kar(self.store, self.schema, self.embedder, self.catalog, question, types,
