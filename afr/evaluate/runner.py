@@ -246,8 +246,12 @@ class Evaluator:
         result = None
         error = None
         try:
+            asked = time.perf_counter()
             result = self.pipeline.ask(q.query, eval_id=self.run.eval_id, question_id=q.id,
                                        cypher=cypher, target_type=target_type)
+            # the run's own method, timed like the other methods of --methods
+            result.timings[f"method={self.pipeline.config.method}"] = \
+                time.perf_counter() - asked
             ids = self.maker.lists(q.query, result, AskedAs(cypher, target_type,
                                                             self.run.eval_id, q.id))
             lists = self._ext_ids(ids)
