@@ -247,8 +247,8 @@ def compare_cmd(ctx: Context, a_ref: str, b_ref: str, examples: int, as_json: bo
 
     \b
     Examples:
-      afr eval compare baseline tuned
-      afr eval compare 3f2a9c@method=kar 3f2a9c@1-8
+      afr eval compare 3f2a9c 81be07
+      afr eval compare 3f2a9c@bm25 3f2a9c@1-8
     """
     from afr.evaluate.report import compare
 

@@ -249,6 +249,8 @@ def test_readme_sql_examples_run_on_both_stores(db: list[str]) -> None:
     """Every `afr sql` example of the README and of --help gives rows on both stores
     (after an ask and an eval, so the run tables have something); an example marked
     "(DuckDB)" or "(PostgreSQL)" in the comment above it runs on that store only."""
+    for method in ("kar", "sage"):  # the examples that read a KAR or SAGE run
+        afr(*db, "ask", QUESTION, "--method", method)
     afr(*db, "ask", QUESTION)
     afr(*db, "eval", "demo", "--offline", "--limit", "2")
     eval_id = json.loads(afr(*db, "eval", "list", "--json").stdout)[0]["eval_id"]
@@ -313,17 +315,19 @@ def test_help_and_readme_examples_run(tmp_path: Path, monkeypatch: pytest.Monkey
                 db = []  # the example names its own store
             else:
                 db = ["--db", demo_db]
-            if argv[:2] == ["eval", "--resume"] or "3f2a9c" in argv or "ID" in argv \
-                    or "id=ID" in argv or argv[-2:] == ["A", "B"]:
+            if argv[:2] == ["eval", "--resume"] or any(a.startswith("3f2a9c") for a in argv) \
+                    or "ID" in argv or "id=ID" in argv or argv[-2:] == ["A", "B"]:
                 if not seen_ids:
                     afr(*db, "eval", "demo", "--offline", "--limit", "2", "--name",
                         "prime-listwise")
                     afr(*db, "eval", "demo", "--offline", "--limit", "2")
                     seen_ids = [r["eval_id"] for r in
                                 json.loads(afr(*db, "eval", "list", "--json").stdout)]
-                argv = [{"3f2a9c": seen_ids[0], "81be07": seen_ids[1], "ID": seen_ids[0],
-                         "id=ID": f"id={seen_ids[0]}", "A": seen_ids[0],
-                         "B": seen_ids[1]}.get(a, a) for a in argv]
+                ids = {"3f2a9c": seen_ids[0], "81be07": seen_ids[1], "ID": seen_ids[0],
+                       "id=ID": f"id={seen_ids[0]}", "A": seen_ids[0], "B": seen_ids[1]}
+                # RUN@VARIANT: the run's placeholder replaced, the variant kept
+                argv = [ids.get(a.split("@")[0], a.split("@")[0]) + a[len(a.split("@")[0]):]
+                        for a in argv]
             if argv[:2] == ["runs", "show"]:  # a real run id of this store
                 afr(*db, "ask", QUESTION)
                 latest = json.loads(afr(*db, "runs", "--json").stdout)["runs"][0]
