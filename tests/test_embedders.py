@@ -118,3 +118,28 @@ def test_batched_hashing_is_bit_identical(dim: int) -> None:
         want = old if batch is texts else old[:7] if len(batch) == 7 else old[7:]
         assert new.tobytes() == want.tobytes()
     assert HashingEmbedder(dim).embed([]).shape == (0, dim)
+
+
+def test_hashing_is_thread_safe() -> None:
+    """An evaluation embeds questions from several threads into one embedder, whose word
+    memo grows as it goes: the vectors are those of a fresh embedder, one text at a time."""
+    import threading
+
+    from afr.embed.hashing import HashingEmbedder
+
+    texts = [f"question {i} about word{i % 97} and thing{i * 7919 % 1000}" for i in range(600)]
+    shared = HashingEmbedder(64)
+    got: dict[int, np.ndarray] = {}
+
+    def work(start: int) -> None:
+        for i in range(start, len(texts), 4):
+            got[i] = shared.embed([texts[i]])[0]
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    fresh = HashingEmbedder(64)
+    for i, text in enumerate(texts):
+        assert np.array_equal(got[i], fresh.embed([text])[0]), i

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import threading
 import unicodedata
 import zlib
 from collections.abc import Sequence
@@ -30,6 +31,9 @@ class HashingEmbedder:
             raise ValueError("the hashing embedder needs at least 16 dimensions")
         self._dim = int(dim)
         self.model_id = "hash-ngram-v1"
+        # The word memo and its arrays grow as texts come in: one embed at a time (an
+        # evaluation asks its questions from several threads).
+        self._lock = threading.Lock()
         self._reset_words()
 
     @property
@@ -144,6 +148,10 @@ class HashingEmbedder:
         self._crc_shifts = _CrcShifts()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        with self._lock:
+            return self._embed(texts)
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
         """One pass over the whole batch: words become ids, their memoised feature
         hashes are gathered for every occurrence at once, word pairs are hashed from
         per-word CRCs, and everything is counted per (row, slot) by a single bincount.
