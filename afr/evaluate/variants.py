@@ -33,6 +33,7 @@ from afr.pipeline.ask import Pipeline
 from afr.pipeline.config import METHODS, RERANKERS
 from afr.pipeline.fusion import FusionWeights
 from afr.pipeline.hybrid_ranking import (
+    answer_types,
     baseline,
     hybrid_strands,
     paper_strands,
@@ -177,7 +178,7 @@ class VariantMaker:
         pipe = self.pipeline
         cfg, store = pipe.config, pipe.store
         k = cfg.k
-        types = [result.target_type] if result.target_type else pipe.schema.candidate_types
+        types = answer_types(result, pipe.schema)
         qvec = query_vector(store, pipe.embedder, question)
         weights = FusionWeights.from_settings()
         out = {}
@@ -212,8 +213,7 @@ class VariantMaker:
         vss = result.vss_ranked
         if len(vss) < k + len(graph):
             # the first pass fetched only as much plain search as its own alpha needed
-            types = [result.target_type] if result.target_type \
-                else self.pipeline.schema.candidate_types
+            types = answer_types(result, self.pipeline.schema)
             qvec = query_vector(self.pipeline.store, self.pipeline.embedder, question)
             vss = vss_strand(self.pipeline.store, qvec, types, k + len(graph))
         return [c.node_id for c in combine(graph, vss, k)]

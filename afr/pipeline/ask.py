@@ -26,7 +26,7 @@ from afr.pipeline.config import AskConfig
 from afr.pipeline.filters import AttributeCatalog
 from afr.pipeline.fusion import FusionWeights
 from afr.pipeline.grounding import GroundedCypher, ground_cypher, provenance
-from afr.pipeline.hybrid_ranking import baseline, plain_candidates, rank_hybrid
+from afr.pipeline.hybrid_ranking import answer_types, baseline, plain_candidates, rank_hybrid
 from afr.pipeline.offline import formalize, guess_target_type
 from afr.pipeline.ranking import combine, graph_strand, graph_strand_all, vss_strand
 from afr.pipeline.repair import repair_round, run_outcome
@@ -147,9 +147,8 @@ class Pipeline:
                                               l_max=cfg.l_max)
         if cfg.ranking != "hybrid":
             with timer.step("7_vss_topup"):
-                types = [result.target_type] if result.target_type \
-                    else self.schema.candidate_types
-                vss = vss_strand(self.store, qvec, types, cfg.k + len(graph_part))
+                vss = vss_strand(self.store, qvec, answer_types(result, self.schema),
+                                 cfg.k + len(graph_part))
                 candidates = combine(graph_part, vss, cfg.k)
                 result.vss_ranked, result.pre_rerank = vss, list(candidates)
         top_vss = result.vss_ranked[0][1] if result.vss_ranked else None
@@ -185,7 +184,7 @@ class Pipeline:
         """``method`` sage: the hybrid list over the target type (as ``method`` hybrid)
         seeds SAGE's expansion (afr.pipeline.sage)."""
         result.target_type = target_type or guess_target_type(question, self.schema)
-        types = [result.target_type] if result.target_type else self.schema.candidate_types
+        types = answer_types(result, self.schema)
         qvec = query_vector(self.store, self.embedder, question)
         with timer.step("7_hybrid"):
             seeds = baseline(self.store, qvec, question, types, self.config.k, "hybrid",
@@ -197,7 +196,7 @@ class Pipeline:
     def _expand(self, question: str, result: AskResult, seed_list: list[Candidate],
                 qvec: Any, timer: Timer, *, skip: str | None = None) -> list[Candidate]:
         """SAGE over ``seed_list``: the list before step 8."""
-        types = [result.target_type] if result.target_type else self.schema.candidate_types
+        types = answer_types(result, self.schema)
         from afr.pipeline.sage import SageSettings, expand_list
 
         settings = SageSettings.from_settings()
@@ -218,7 +217,7 @@ class Pipeline:
         """``method`` kar (afr.pipeline.kar) over the target type (given, else the offline
         guess, else every candidate type); step 8 may follow."""
         result.target_type = target_type or guess_target_type(question, self.schema)
-        types = [result.target_type] if result.target_type else self.schema.candidate_types
+        types = answer_types(result, self.schema)
         # KAR's modules (and their prompt templates) load only when KAR runs: the other
         # methods and `afr cypher --run` start faster without them.
         from afr.pipeline.kar import KarSettings, run_kar

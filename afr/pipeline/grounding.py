@@ -81,7 +81,8 @@ def ground_cypher(store: Store, schema: SkbSchema, embedder: Embedder,
                 resolved.symbols[var].conditions += conditions
     out = GroundedCypher(fixed.graph, resolved, fixed.fixes, timings=timer.timings)
     with timer.step("4_symbols"):
-        # The hybrid ranking's extension of step 4; the paper's ranking keeps step 4 too.
+        # Fusing BM25 into a constant's ranking belongs to the hybrid extension; the
+        # paper's ranking keeps step 4 as published.
         lexical = config.ranking == "hybrid" and bool(ranking_settings()["symbols_lexical"])
         out.symbols = retrieve_symbols(store, embedder, resolved, catalog, l_max=config.l_max,
                                        exact_names_first=config.exact_names_first,

@@ -143,7 +143,8 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
                 [(n, s) for n, s in fused if n not in set(band)]
     fused = fused[:k]
     must = paper_part if confidence >= WEAK_LINKING else []
-    must = must + [n for n, _ in vss[:max(weights.keep_vss, 0)] if n not in set(must)]
+    listed = set(must)
+    must = must + [n for n, _ in vss[:max(weights.keep_vss, 0)] if n not in listed]
     if must:
         fused = _keep(fused, must, k)
     dense_score = dict(vss)
@@ -213,7 +214,9 @@ def baseline(store: Store, qvec: np.ndarray, question: str, types: Sequence[str]
 
 
 
-def _types(result: AskResult, schema: SkbSchema) -> list[str]:
+def answer_types(result: AskResult, schema: SkbSchema) -> list[str]:
+    """The types an ask's answers are searched among: its target type when known, else
+    every candidate type of the SKB."""
     return [result.target_type] if result.target_type else list(schema.candidate_types)
 
 
@@ -230,7 +233,7 @@ def rank_hybrid(store: Store, qvec: np.ndarray, result: AskResult, schema: SkbSc
                 cfg: AskConfig, weights: FusionWeights | None = None) -> list[Candidate]:
     """Steps 6–7, hybrid: fills the result's strands, returns the list before step 8."""
     grounded = result.grounding.answers if result.grounding else []
-    strands = hybrid_strands(store, qvec, result.question, grounded, _types(result, schema),
+    strands = hybrid_strands(store, qvec, result.question, grounded, answer_types(result, schema),
                              cfg.k, weights=weights or FusionWeights.from_settings(),
                              confidence=result.link_confidence,
                              text=target_text_conditions(result), keep_graph=cfg.graph_quota)
@@ -244,7 +247,7 @@ def plain_candidates(store: Store, qvec: np.ndarray, question: str, result: AskR
                      schema: SkbSchema, cfg: AskConfig,
                      weights: FusionWeights | None = None) -> list[Candidate]:
     """The list of a plain method (``cfg.method`` vss, bm25 or hybrid)."""
-    out = baseline(store, qvec, question, _types(result, schema), cfg.k, cfg.method,
+    out = baseline(store, qvec, question, answer_types(result, schema), cfg.k, cfg.method,
                    weights or FusionWeights.from_settings())
     result.pre_rerank = list(out)
     if cfg.method == "vss":

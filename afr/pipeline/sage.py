@@ -22,7 +22,7 @@ with a warning.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -83,8 +83,7 @@ class Expansion:
     settings: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"seeds": self.seeds, "neighbours": self.neighbours, "kept": self.kept,
-                "filled": self.filled, "skipped": self.skipped, "settings": self.settings}
+        return asdict(self)
 
 
 def neighbours_of(store: Store, seeds: Sequence[int], types: Sequence[str] | None
@@ -138,9 +137,7 @@ def expand_list(store: Store, qvec: np.ndarray, question: str, seed_list: list[C
     """Steps 1–4: the final list (k long at most), what the expansion did, and warnings.
     ``types``: the target type(s) neighbours must have (None: any); ``skip``: a reason
     not to expand (the list is then the seed list's first k)."""
-    trace = Expansion(settings={"k_seed": settings.k_seed, "bm25": settings.bm25,
-                                "dense": settings.dense, "policy": settings.policy,
-                                "same_type": settings.same_type})
+    trace = Expansion(settings=asdict(settings))
     warnings: list[str] = []
     seeds = seed_list[:min(settings.k_seed, k)]
     trace.seeds = len(seeds)
