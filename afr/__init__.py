@@ -10,7 +10,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+
+from afr.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -36,14 +37,8 @@ _EXPORTS = {
     "AfrError": "afr.errors",
 }
 
-
-def __getattr__(name: str) -> Any:
-    # Lazy: `afr --help` should not pay for importing the whole pipeline.
-    if name in _EXPORTS:
-        import importlib
-
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'afr' has no attribute {name!r}")
+# Lazy: `afr --help` should not pay for importing the whole pipeline.
+__getattr__ = lazy_exports("afr", _EXPORTS)
 
 
 __all__ = ["__version__", *_EXPORTS]

@@ -6,7 +6,7 @@
     ground (→ cypher) · lexical (→ vectors) · vectors (→ embed)
     cypher · embed · llm · load
     store
-    root modules (errors, settings, resources, text, progress)
+    root modules (errors, settings, resources, text, progress, lazy)
 
 Imports only go down, siblings only as listed, nothing in ``afr`` imports the CLI, and no
 two modules import each other, directly or around a loop. Imports inside functions
@@ -21,7 +21,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-ROOT_MODULES = {"errors", "settings", "resources", "text", "progress", "__init__", "__main__"}
+ROOT_MODULES = {"errors", "settings", "resources", "text", "progress", "lazy", "__init__",
+                "__main__"}
 
 # `python -m afr` starts the command line, like the `afr` script pyproject.toml declares:
 # an entry point, so it sits above the CLI rather than in the library's root layer.

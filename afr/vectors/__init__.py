@@ -6,7 +6,7 @@ The search function is ``afr.vectors.search.search`` (the module has the same na
 
 from __future__ import annotations
 
-from typing import Any
+from afr.lazy import lazy_exports
 
 _EXPORTS = {
     "build_documents": "afr.vectors.documents",
@@ -16,13 +16,7 @@ _EXPORTS = {
     "query_vector": "afr.vectors.search",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        import importlib
-
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'afr.vectors' has no attribute {name!r}")
+__getattr__ = lazy_exports("afr.vectors", _EXPORTS)
 
 
 __all__ = ["EmbedReport", "build_documents", "check_model", "embed_store", "query_vector"]
