@@ -237,6 +237,11 @@ def _explain(result, store) -> None:
         echo_statements(inlined(store, g.sql, g.params), indent="    ")
     if result.sage is not None:
         _explain_sage(result)
+    _explain_footer(result)
+
+
+def _explain_footer(result) -> None:
+    """What every --explain ends with, whatever the method: time per step and LLM use."""
     click.echo("timings: " + ", ".join(f"{k} {v * 1000:.1f} ms"
                                        for k, v in result.timings.items()))
     click.echo(f"LLM: {result.llm_calls} calls, {result.llm_tokens} tokens, "
@@ -283,11 +288,7 @@ def _explain_kar(result) -> None:
     click.echo("expanded query:")
     for line in kar["expanded_query"].splitlines():
         click.echo(f"  {line}")
-    click.echo("timings: " + ", ".join(f"{k} {v * 1000:.1f} ms"
-                                       for k, v in result.timings.items()))
-    click.echo(f"LLM: {result.llm_calls} calls, {result.llm_tokens} tokens, "
-               f"{result.rerank_prompts} rerank prompts")
-    click.echo("")
+    _explain_footer(result)
 
 
 @click.command()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from afr.evaluate.metrics import METRICS
+from afr.evaluate.report import FINAL
 
 from .output import format_table
 
@@ -72,11 +73,10 @@ def format_compare(data: dict[str, Any], *, examples: int = 5) -> str:
 
     def head(label: str, run: dict[str, Any], variant: str) -> str:
         return (f"{label}: {run['eval_id']}" + (f" ({run['name']})" if run["name"] else "")
-                + (f", list {variant}" if variant != "1-8" else "")
+                + (f", list {variant}" if variant != FINAL else "")
                 + f" · {run['mode']} · {run['done']} questions")
 
-    lines = [head("A", a, data.get("a_variant", "1-8")),
-             head("B", b, data.get("b_variant", "1-8")), ""]
+    lines = [head("A", a, data["a_variant"]), head("B", b, data["b_variant"]), ""]
     rows = []
     for v in data["variants"]:
         for m in METRICS:
@@ -91,7 +91,7 @@ def format_compare(data: dict[str, Any], *, examples: int = 5) -> str:
             [o, oa.get(o, 0), ob.get(o, 0), f"{ob.get(o, 0) - oa.get(o, 0):+d}"]
             for o in names]))
     lines.append("")
-    lists = "" if data.get("a_variant", "1-8") == data.get("b_variant", "1-8") == "1-8" \
+    lists = "" if data["a_variant"] == data["b_variant"] == FINAL \
         else f", {data['a_variant']} vs {data['b_variant']}"
     lines.append(f"per question ({data['shared_questions']} in both runs{lists}"
                  + (f"; {data['only_a']} only in A" if data["only_a"] else "")
