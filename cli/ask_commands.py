@@ -384,7 +384,8 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
         raise AfrError("nothing constrains the target: no grounding to do")
     if show_sql:
         compiled = compile_grounding(gquery, schema_directed=edge_directions(store),
-                                     sql=store.sql, k=config.k, l_max=config.l_max)
+                                     sql=store.sql, k=config.k, l_max=config.l_max,
+                                     adjacency=store.has_edge_lists())
         if as_json:
             click.echo(json_text(grounding_json(store, compiled.statements, compiled.params,
                                                 cyclic=compiled.cyclic)))

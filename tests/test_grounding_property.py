@@ -100,14 +100,21 @@ def graphs(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequ
         skb = write_skb(base / f"g{seed}", schema, nodes, edges)
         duck = DuckDBStore(base / f"g{seed}.duckdb")
         load_skb_dir(duck, skb, progress=False)
+        assert duck.has_edge_lists()
+        # A store loaded by an afr before the adjacency lists: grounding scans edges.
+        scan = DuckDBStore(base / f"g{seed}-scan.duckdb")
+        load_skb_dir(scan, skb, progress=False)
+        scan.delete_meta("skb_edge_lists")
+        assert not scan.has_edge_lists()
         pg = PostgresStore(pg_url, schema=f"prop_{os.getpid()}_{seed}")
         load_skb_dir(pg, skb, replace=True, progress=False)
         types = {n["id"]: n["type"] for n in nodes}
-        out.append((duck, pg, Graph(edges, types, edge_directions(schema)), len(nodes)))
+        stores = {"duckdb": duck, "duckdb-edges": scan, "postgres": pg}
+        out.append((stores, Graph(edges, types, edge_directions(schema)), len(nodes)))
     yield out
-    for duck, pg, _, _ in out:
-        duck.close()
-        pg.close()
+    for stores, _, _ in out:
+        for store in stores.values():
+            store.close()
 
 
 def _check(store: Store, graph: Graph, query: GroundingQuery, k: int, l_max: int) -> None:
@@ -119,10 +126,12 @@ def _check(store: Store, graph: Graph, query: GroundingQuery, k: int, l_max: int
 
 
 @pytest.mark.parametrize("which", range(GRAPHS))
-@pytest.mark.parametrize("kind", ["duckdb", "postgres"])
+@pytest.mark.parametrize("kind", ["duckdb", "duckdb-edges", "postgres"])
 def test_sql_equals_oracle(graphs, which: int, kind: str) -> None:
-    duck, pg, graph, n_nodes = graphs[which]
-    store = duck if kind == "duckdb" else pg
+    """DuckDB twice: walking its adjacency lists (edge_lists), and scanning edges as a
+    store loaded before them does."""
+    stores, graph, n_nodes = graphs[which]
+    store = stores[kind]
 
     @settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -135,3 +144,57 @@ def test_sql_equals_oracle(graphs, which: int, kind: str) -> None:
     run()
     # hypothesis may stop early when it runs out of distinct cases: make sure it did not
     assert len(checked) >= EXAMPLES
+
+
+def _expected_witnesses(graph: Graph, query: GroundingQuery, answers: list[tuple[int, int]],
+                        l_max: int) -> dict[int, dict[str, list[dict[str, int]]]]:
+    """Provenance by brute force over the oracle's adjacency: per answer and single-hop
+    link to a constant, its first three candidates (by level, then id) next to the answer
+    and in scope at the answer's level."""
+    from afr.ground.schedule import candidate_levels, scope_schedule
+
+    schedule = scope_schedule(l_max)
+    out: dict[int, dict[str, list[dict[str, int]]]] = {node: {} for node, _ in answers}
+    for t in query.triplets:
+        if t.max_hops != 1 or query.target not in (t.head, t.tail) or t.head == t.tail:
+            continue
+        other = t.tail if t.head == query.target else t.head
+        sym = query.symbols[other]
+        if sym.candidates is None:
+            continue
+        levels = candidate_levels(len(sym.candidates), schedule, sym.lead)
+        cands = list(sym.candidates[:len(levels)])
+        for node, level in answers:
+            # walking from the answer: forward when the answer is the triplet's head
+            near = graph.reach({node}, t, forward=t.head == query.target)
+            found = sorted((lv, c) for c, lv in zip(cands, levels, strict=True)
+                           if c in near and lv <= level)
+            if found:
+                out[node].setdefault(other, []).extend(
+                    {"node": c, "rank": cands.index(c) + 1, "level": lv}
+                    for lv, c in found[:3])
+    return out
+
+
+@pytest.mark.parametrize("which", [0, 3])
+def test_provenance_equals_brute_force(graphs, which: int) -> None:
+    """Which constants' candidates link each answer (the run log's provenance): the same
+    on every store and plan as a brute force over the graph."""
+    from afr.ground.run import witnesses
+
+    stores, graph, n_nodes = graphs[which]
+
+    @settings(max_examples=EXAMPLES // 2, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(queries(n_nodes))
+    def run(case: tuple[GroundingQuery, int, int]) -> None:
+        query, k, l_max = case
+        answers = ground(stores["duckdb"], query, k=k, l_max=l_max).answers
+        expected = _expected_witnesses(graph, query, answers, l_max)
+        for kind, store in stores.items():
+            assert witnesses(store, query, answers, l_max=l_max) == expected, (kind, query)
+        checked.append(case)
+
+    checked: list = []
+    run()
+    assert len(checked) >= EXAMPLES // 2

@@ -52,8 +52,10 @@ def is_tree(symbols: list[str], triplets: list[GTriplet]) -> bool:
 
 class _Builder:
     def __init__(self, query: GroundingQuery, schema_directed: EdgeDirections | bool,
-                 l_max: int) -> None:
+                 l_max: int, adjacency: bool = False) -> None:
         self.q = query
+        # Walk the store's adjacency lists (edge_lists) rather than its edges table.
+        self.adjacency = adjacency
         self.directed = EdgeDirections.of(schema_directed)
         self.schedule = scope_schedule(l_max)
         self.params: dict[str, Any] = {}
@@ -104,7 +106,8 @@ class _Builder:
             self.ctes.append({"name": name, "kind": "hop", "source": frontier,
                               "source_type": source_type if hop == 1 else None,
                               "edge": edge, "ways": ways,
-                              "restrict": restrict if t.max_hops == 1 else None})
+                              "restrict": restrict if t.max_hops == 1 else None,
+                              "adjacency": self.adjacency})
             frontier = name
             if hop >= t.min_hops:
                 found.append(name)
@@ -166,7 +169,7 @@ class _Builder:
                       for type_param, t, child_is_tail in leaves if t.max_hops == 1]
             name = self.name("x")
             self.ctes.append({"name": name, "kind": "exists", "restrict": current,
-                              "checks": checks})
+                              "checks": checks, "adjacency": self.adjacency})
             current = name
             leaves = [leaf for leaf in leaves if leaf[1].max_hops > 1]
         if not leaves:
@@ -192,12 +195,13 @@ class _Builder:
 
 
 def compile_grounding(query: GroundingQuery, *, schema_directed: EdgeDirections | bool,
-                      sql: Callable[..., list[str]], k: int = 20, l_max: int = 100
-                      ) -> CompiledGrounding:
+                      sql: Callable[..., list[str]], k: int = 20, l_max: int = 100,
+                      adjacency: bool = False) -> CompiledGrounding:
     """The grounding's statements; ``sql`` renders a template for the store that will run
-    them (``store.sql``)."""
+    them (``store.sql``); ``adjacency``: the store has adjacency lists to walk
+    (``Store.has_edge_lists``)."""
     symbols, triplets = target_component(query.target, query.triplets)
-    builder = _Builder(query, schema_directed, l_max)
+    builder = _Builder(query, schema_directed, l_max, adjacency)
     if is_tree(symbols, triplets):
         result = builder.tree(query.target, None, triplets)
         statements = sql("ground/tree.sql", ctes=builder.ctes, result=result,

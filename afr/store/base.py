@@ -356,6 +356,12 @@ class Store(ABC):
         """Whether an approximate (HNSW) index serves this variant's searches."""
         return False
 
+    def has_edge_lists(self) -> bool:
+        """Whether the load built the adjacency lists that grounding walks instead of
+        scanning edges (DuckDB: sql/load/indexes.duckdb.sql; PostgreSQL walks its B-tree
+        indexes)."""
+        return self.meta_fact("skb_edge_lists") == "1"
+
     # -- schema and metadata -------------------------------------------------------------
 
     def init(self) -> None:

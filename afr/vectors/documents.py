@@ -60,7 +60,8 @@ def fetch_relations(store: Store, ids: Sequence[int], cap: int) -> dict[int, lis
     out: dict[int, list[RelationGroup]] = defaultdict(list)
     if not ids:
         return out
-    rows = store.run("docs/relations.sql", {"ids": [int(i) for i in ids], "cap": cap})
+    rows = store.run("docs/relations.sql", {"ids": [int(i) for i in ids], "cap": cap},
+                     adjacency=store.has_edge_lists())
     for node, etype, direction, names, total, first_other, _other_type in rows:
         out[int(node)].append(
             RelationGroup(etype, direction, list(names), int(total), int(first_other))

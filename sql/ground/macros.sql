@@ -18,6 +18,9 @@ SELECT n.id, 1 AS lvl FROM nodes AS n
    "any node (of source_type)"; `restrict`, if set, is a set the output must lie in. #}
 {% macro hop(s) -%}
 SELECT id, min(lvl) AS lvl FROM (
+{% if s.adjacency %}
+{{ adjacency_hop(s) }}
+{% else %}
 {% for way in s.ways %}
 {% if not loop.first %}
     UNION ALL
@@ -51,8 +54,43 @@ SELECT id, min(lvl) AS lvl FROM (
 {% endif %}
 {% endif %}
 {% endfor %}
+{% endif %}
 ) AS hop_rows
 GROUP BY id
+{%- endmacro %}
+
+{# The same hop over the adjacency lists (edge_lists, on stores that have them): one row
+   per node and edge type instead of one per edge. When the triplet is walked both ways
+   the two sides are one scan (no side filter): the same rows as the two ways' UNION ALL. #}
+{% macro adjacency_hop(s) -%}
+{% set sides = side_filter(s.ways, "match") %}
+{% if s.source %}
+    SELECT y.id, y.lvl FROM (
+        SELECT unnest(e.nbrs) AS id, x.lvl
+        FROM {{ s.source }} AS x
+        JOIN edge_lists AS e ON e.node = x.id{{ sides }}{% if s.edge %} AND e.type = ${{ s.edge }}{% endif %}
+
+    ) AS y
+{% if s.restrict %}
+    JOIN {{ s.restrict }} AS r ON r.id = y.id
+{% endif %}
+{% else %}
+{# Any node with a neighbour (of source_type) along the edges: read from the node's own
+   lists, on the other side. #}
+    SELECT e.node AS id, 1 AS lvl
+    FROM edge_lists AS e
+{% if s.restrict %}
+    JOIN {{ s.restrict }} AS r ON r.id = e.node
+{% endif %}
+    WHERE TRUE{{ side_filter(s.ways, "out") }}{% if s.source_type %} AND e.nbr_type = ${{ s.source_type }}{% endif %}{% if s.edge %} AND e.type = ${{ s.edge }}{% endif %}
+
+{% endif %}
+{%- endmacro %}
+
+{# " AND e.side = '…'" for a one-way walk, keyed on the node at `end` of the ways ("match":
+   the node walked from; "out": the node reached); nothing when both sides are walked. #}
+{% macro side_filter(ways, end) -%}
+{% if ways | length == 1 %} AND e.side = '{{ ways[0][end] }}'{% endif %}
 {%- endmacro %}
 
 {# The nodes of `restrict` (with their levels) that have, for every check, at least one
@@ -66,6 +104,13 @@ WHERE
     AND
 {% endif %}
     (
+{% if s.adjacency %}
+        EXISTS (
+            SELECT 1 FROM edge_lists AS e
+            WHERE e.node = r.id{{ side_filter(c.ways, "out") }}{% if c.source_type %} AND e.nbr_type = ${{ c.source_type }}{% endif %}{% if c.edge %} AND e.type = ${{ c.edge }}{% endif %}
+
+        )
+{% else %}
 {% for way in c.ways %}
 {% if not loop.first %}
         OR
@@ -79,6 +124,7 @@ WHERE
 
         )
 {% endfor %}
+{% endif %}
     )
 {% endfor %}
 {%- endmacro %}

@@ -14,6 +14,20 @@ WITH answers AS (
 SELECT link, id, other, lvl FROM (
 {% for link in links %}
 {% set i = loop.index0 %}
+{% if adjacency %}
+{# Over the adjacency lists (edge_lists): both ways of an undirected link are one scan. #}
+{% if i > 0 %}
+    UNION ALL
+{% endif %}
+    SELECT {{ i }} AS link, w.id, c.id AS other, c.lvl
+    FROM (
+        SELECT a.id, a.lvl, unnest(e.nbrs) AS nbr
+        FROM answers AS a
+        JOIN edge_lists AS e ON e.node = a.id{% if link.ways | length == 1 %} AND e.side = '{{ link.ways[0].match }}'{% endif %}{% if link.edge %} AND e.type = ${{ link.edge }}{% endif %}
+
+    ) AS w
+    JOIN cands{{ i }} AS c ON c.id = w.nbr AND c.lvl <= w.lvl
+{% else %}
 {% for way in link.ways %}
 {% if i > 0 or not loop.first %}
     UNION ALL
@@ -24,6 +38,7 @@ SELECT link, id, other, lvl FROM (
 
     JOIN cands{{ i }} AS c ON c.id = e.{{ way.out }} AND c.lvl <= a.lvl
 {% endfor %}
+{% endif %}
 {% endfor %}
 ) AS links
 ORDER BY link, id, lvl, other
