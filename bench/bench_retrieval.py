@@ -7,7 +7,7 @@ hybrid by default) and the answers' provenance, with 384-d vectors from the buil
 embedder, offline and unlogged. Reports p50/p95 per step; "3-7 total" is all of it.
 
     python bench/bench_retrieval.py [--nodes 130000] [--edges 8000000] [--queries 100]
-                                    [--stores duckdb,postgres] [--no-oracle]
+                                    [--stores duckdb,postgres] [--no-oracle] [--no-lexical]
                                     [--pg-url URL | --keep-pg]
 
 PostgreSQL is a pgserver started in a fresh data directory under --work and stopped and
@@ -113,8 +113,11 @@ def run_store(store, queries, embedder, memory: bool = False
     return steps, gqueries
 
 
-def prepare(store, data: Path, embedder, kind: str) -> None:
-    """Load once; embedding is incremental, so an interrupted run resumes where it stopped."""
+def prepare(store, data: Path, embedder, kind: str, *, lexical: bool = True) -> None:
+    """Load once; embedding is incremental, so an interrupted run resumes where it stopped.
+    The lexical index is built too, as `afr embed` does by default: hybrid ranking (the
+    default) then runs BM25 in steps 4 and 6-7, as an ask does."""
+    from afr.lexical.index import build_lexical_index
     from afr.load import load_skb_dir
     from afr.vectors import embed_store
 
@@ -127,6 +130,12 @@ def prepare(store, data: Path, embedder, kind: str) -> None:
     if any(report.embedded.values()):
         print(f"{kind}: embedded {report.embedded} in {time.perf_counter() - t:.0f} s",
               file=sys.stderr)
+    if lexical:
+        t = time.perf_counter()
+        indexed = build_lexical_index(store, progress=True)
+        if indexed.indexed:
+            print(f"{kind}: lexical index of {indexed.indexed} nodes in "
+                  f"{time.perf_counter() - t:.0f} s", file=sys.stderr)
 
 
 def main() -> None:
@@ -137,6 +146,8 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--stores", default="duckdb,postgres")
     parser.add_argument("--no-oracle", action="store_true")
+    parser.add_argument("--no-lexical", action="store_true",
+                        help="no BM25 index: hybrid ranking without its lexical signals")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()))
     parser.add_argument("--pg-url", help="PostgreSQL URL (default: a pgserver of its own)")
     parser.add_argument("--keep-pg", action="store_true",
@@ -160,7 +171,7 @@ def main() -> None:
         if kind == "duckdb":
             path = args.work / f"afr-bench-{args.nodes}-{args.edges}.duckdb"
             store = open_store(path)
-            prepare(store, data, embedder, "duckdb")
+            prepare(store, data, embedder, "duckdb", lexical=not args.no_lexical)
         elif kind == "postgres":
             url = args.pg_url
             if url is None:
@@ -168,7 +179,7 @@ def main() -> None:
                 servers.append(server)
                 url = server.get_uri()
             store = open_store(url, schema="bench")
-            prepare(store, data, embedder, "postgres")
+            prepare(store, data, embedder, "postgres", lexical=not args.no_lexical)
         else:
             raise SystemExit(f"unknown store {kind!r}: use duckdb and/or postgres")
         if queries is None:

@@ -104,3 +104,28 @@ def test_index_is_incremental_and_scores_match_across_stores(
     (duck, pg) = scores
     assert [n for n, _ in duck] == [n for n, _ in pg]
     assert all(math.isclose(a, b, abs_tol=1e-9) for (_, a), (_, b) in zip(duck, pg, strict=True))
+
+
+def test_an_older_stores_postings_are_upgraded_with_the_same_scores(store: Store) -> None:
+    """Schema 9 moved each document's type and length into its postings; a store indexed
+    before (schema 8: postings of term, node and tf alone) is upgraded in place when afr
+    opens it for writing, and scores exactly as before."""
+    load_skb_dir(store, demo_skb_dir(), progress=False)
+    build_lexical_index(store, progress=False)
+    queries = ["python exception module defined", "json decode error value"]
+    before = [bm25(store, q, k=30) for q in queries]
+    typed = [bm25(store, q, types=["function"], k=10) for q in queries]
+    assert all(before) and all(typed)
+    # back to schema 8's layout
+    store.execute("DROP INDEX IF EXISTS lex_postings_term")
+    store.execute("ALTER TABLE lex_postings DROP COLUMN type")
+    store.execute("ALTER TABLE lex_postings DROP COLUMN len")
+    store.execute("CREATE INDEX lex_postings_term ON lex_postings (term)")
+    store.set_meta("schema_version", "8")
+    store.forget_facts()
+    store.require_initialised()  # what a writing command does first
+    assert store.schema_version() == 9
+    assert store.query("SELECT count(*) FROM lex_postings WHERE type IS NULL "
+                       "OR len IS NULL")[0][0] == 0
+    assert [bm25(store, q, k=30) for q in queries] == before
+    assert [bm25(store, q, types=["function"], k=10) for q in queries] == typed

@@ -47,6 +47,7 @@ def build_lexical_index(store: Store, *, params: BM25Params | None = None,
             term_nodes: list[int] = []
             tfs: list[int] = []
             lens: list[int] = []
+            term_lens: list[int] = []  # each posting's document length (BM25 reads it there)
             for node_id in ids:
                 tokens = tokenize(docs.get(node_id, ""), stopwords=params.stopwords)
                 lens.append(len(tokens))
@@ -54,10 +55,13 @@ def build_lexical_index(store: Store, *, params: BM25Params | None = None,
                     terms.append(term)
                     term_nodes.append(node_id)
                     tfs.append(tf)
+                    term_lens.append(len(tokens))
 
-            def write(ids=ids, terms=terms, term_nodes=term_nodes, tfs=tfs, lens=lens) -> None:
+            def write(ids=ids, terms=terms, term_nodes=term_nodes, tfs=tfs, lens=lens,
+                      term_lens=term_lens) -> None:
                 store.run("lexical/insert.sql", {"terms": terms, "term_nodes": term_nodes,
-                                                 "tfs": tfs, "ids": ids, "lens": lens})
+                                                 "tfs": tfs, "ids": ids, "lens": lens,
+                                                 "term_lens": term_lens})
                 store.set_meta(_STALE, "true")
 
             store.run_in_transaction(write, retries=0)
@@ -66,6 +70,7 @@ def build_lexical_index(store: Store, *, params: BM25Params | None = None,
     if report.indexed or store.get_meta(_STALE) == "true":
         def statistics() -> None:
             store.run("lexical/statistics.sql")
+            store.run("lexical/order.sql")
             store.set_meta(_STALE, "false")
         store.run_in_transaction(statistics)
         store.forget_facts()

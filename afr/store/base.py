@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # numpy is imported where arrays are made: `afr sql` needs no
     import numpy as np
 
 T = TypeVar("T")
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 VECTOR_VARIANTS = ("doc", "doc_rel")
 # Tables that hold one SKB's data; --replace empties them.
 SKB_TABLES = ("nodes", "node_aliases", "edges", "node_types", "edge_types", "node_attributes",
@@ -480,7 +480,10 @@ class Store(ABC):
 
 
 def migration_file(version: int) -> str:
-    matches = sorted(schema_dir().glob(f"{version:03d}_*.sql"))
+    """The portable name of a migration (``render_template`` picks a dialect's own file
+    beside it, ``schema/NNN_name.<dialect>.sql``, where there is one)."""
+    matches = sorted(p for p in schema_dir().glob(f"{version:03d}_*.sql")
+                     if p.name.removesuffix(".sql").rpartition(".")[2] not in DIALECTS)
     if not matches:
         raise StoreError(f"afr is missing its schema file for version {version}")
     return f"schema/{matches[0].name}"

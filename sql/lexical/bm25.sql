@@ -28,19 +28,19 @@ WITH q AS (
     -- Rounded to 1e-9 (floor of the scaled score: the same function on every store): sums
     -- of floats differ in their last bits between databases, and the ranking and the cut
     -- at $k must not.
+    -- A posting carries its document's type and length: no join with lex_docs.
     SELECT p.node_id,
            floor(sum(idf.idf * CAST(p.tf AS DOUBLE)
                      / (CAST(p.tf AS DOUBLE) + CAST($k1 AS DOUBLE)
                         * (1.0 - CAST($b AS DOUBLE)
-                           + CAST($b AS DOUBLE) * CAST(d.len AS DOUBLE) / st.avglen)))
+                           + CAST($b AS DOUBLE) * CAST(p.len AS DOUBLE) / st.avglen)))
                  * 1e9 + 0.5) / 1e9 AS score
     FROM lex_postings AS p
     JOIN idf ON idf.term = p.term
-    JOIN lex_docs AS d ON d.node_id = p.node_id
     CROSS JOIN st
     WHERE TRUE
 {% if types %}
-      AND d.type IN (SELECT unnest(CAST($types AS VARCHAR[])))
+      AND p.type IN (SELECT unnest(CAST($types AS VARCHAR[])))
 {% endif %}
 {% if ids %}
       AND p.node_id IN (SELECT unnest(CAST($ids AS BIGINT[])))

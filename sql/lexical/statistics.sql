@@ -2,10 +2,9 @@
 -- from the postings: what BM25's IDF and length normalisation read.
 DELETE FROM lex_df;
 INSERT INTO lex_df (type, term, df)
-SELECT d.type, p.term, count(*)
-FROM lex_postings AS p
-JOIN lex_docs AS d ON d.node_id = p.node_id
-GROUP BY d.type, p.term;
+SELECT type, term, count(*)
+FROM lex_postings
+GROUP BY type, term;
 DELETE FROM lex_stats;
 INSERT INTO lex_stats (type, n_docs, total_len)
 SELECT type, count(*), sum(len)

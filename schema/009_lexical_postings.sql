@@ -1,0 +1,18 @@
+-- afr store, schema version 9: postings carry their document's type and length, so BM25
+-- (sql/lexical/bm25.sql) reads the postings of the query terms alone, without joining
+-- lex_docs, and DuckDB keeps them ordered by term (sql/lexical/order.duckdb.sql) so that
+-- a query reads only the row groups of its terms. DuckDB answers with scans, not with the
+-- index on term, which only slowed its inserts (PostgreSQL's native migration keeps a
+-- covering index instead).
+DROP INDEX IF EXISTS lex_postings_term;
+ALTER TABLE lex_postings ADD COLUMN IF NOT EXISTS type TEXT;
+ALTER TABLE lex_postings ADD COLUMN IF NOT EXISTS len INTEGER;
+UPDATE lex_postings SET type = d.type, len = d.len
+FROM lex_docs AS d
+WHERE d.node_id = lex_postings.node_id;
+CREATE TEMP TABLE afr_postings_by_term AS
+SELECT term, node_id, tf, type, len FROM lex_postings ORDER BY term, node_id;
+DELETE FROM lex_postings;
+INSERT INTO lex_postings (term, node_id, tf, type, len)
+SELECT term, node_id, tf, type, len FROM afr_postings_by_term;
+DROP TABLE afr_postings_by_term

@@ -1,0 +1,2 @@
+-- Nothing to do on PostgreSQL: BM25 reads the postings through their covering index on
+-- (term, type) (schema/009_lexical_postings.postgres.sql), in any table order.
