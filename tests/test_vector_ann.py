@@ -49,7 +49,7 @@ def exact(store: PostgresStore, vec: np.ndarray, k: int, types: list[str] | None
 def test_unfiltered_search_is_planned_on_the_index(embedded_pg: PostgresStore) -> None:
     assert embedded_pg.has_vector_index("doc")
     statements = embedded_pg.sql("vss/topk_ann.sql", variant="doc", dim=64, ef_search=40,
-                                 types=False, exclude=False)
+                                 types=False, type_code=None, exclude=False)
     vec = HashingEmbedder(64).embed(["alpha beta gamma"])[0]
     with embedded_pg.lock:
         embedded_pg.execute("SET enable_seqscan = off")  # a 600-row table would be scanned
@@ -118,3 +118,83 @@ def test_exact_mode_never_uses_the_index(embedded_pg: PostgresStore,
             assert got == exact(embedded_pg, vec, 10, types)
     use_exact_search(embedded_pg, False)
     assert not exact_search(embedded_pg)
+
+
+def _plan(store: PostgresStore, statements: list[str], params: dict) -> str:
+    with store.lock:
+        store.execute("SET enable_seqscan = off")  # a 600-row table would be scanned
+        try:
+            for stmt in statements[:-1]:
+                store.execute(stmt)
+            return "\n".join(r[0] for r in store.query("EXPLAIN " + statements[-1], params))
+        finally:
+            store.execute("RESET enable_seqscan")
+
+
+@pytest.mark.postgres
+def test_each_type_has_its_own_index_that_typed_searches_use(
+        embedded_pg: PostgresStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    codes = embedded_pg.type_codes()
+    assert codes == {"common": 0, "rare": 1}
+    for variant in ("doc", "doc_rel"):
+        assert {t: embedded_pg.type_vector_index(variant, t) for t in codes} == codes
+    vec = HashingEmbedder(64).embed(["alpha beta"])[0]
+    statements = embedded_pg.sql("vss/topk_ann.sql", variant="doc", dim=64, ef_search=400,
+                                 types=False, type_code=codes["common"], exclude=False)
+    plan = _plan(embedded_pg, statements, {"q": [float(x) for x in vec], "k": 10,
+                                           "fetch": 10})
+    assert "emb_doc_hnsw_t0" in plan
+    # a typed search asks the type's index for k, and needs no exact fallback
+    embedder = HashingEmbedder(64)
+    texts = ("alpha beta", "sigma omega rho", "n5 kappa", "theta", "xi nu eta")
+    want = {t: exact(embedded_pg, embedder.embed([t])[0], 20, ["common"]) for t in texts}
+    fallbacks: list[str] = []
+    real_run = embedded_pg.run
+
+    def run(template: str, *args, **kwargs):
+        if template == "vss/topk.sql":
+            fallbacks.append("exact")
+        return real_run(template, *args, **kwargs)
+
+    monkeypatch.setattr(embedded_pg, "run", run)
+    by_type: list[int] = []
+    real_type_ann = search_module._search_type_ann
+    monkeypatch.setattr(search_module, "_search_type_ann",
+                        lambda *a, **kw: by_type.append(a[4]) or real_type_ann(*a, **kw))
+    agree = 0
+    for text in texts:
+        vec = embedder.embed([text])[0]
+        got = [i for i, _ in search(embedded_pg, "doc", vec, 20, types=["common"])]
+        assert len(got) == 20 and all(i % 100 for i in got)
+        agree += len(set(got) & set(want[text]))
+    assert not fallbacks and by_type == [codes["common"]] * len(texts)
+    assert agree / 100 >= 0.9
+
+
+@pytest.mark.postgres
+def test_a_rebuild_keeps_the_per_type_indexes(embedded_pg: PostgresStore) -> None:
+    embed_store(embedded_pg, HashingEmbedder(64), rebuild=True, progress=False)
+    names = {r[0] for r in embedded_pg.query(
+        "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()")}
+    assert {"emb_doc_hnsw_t0", "emb_doc_hnsw_t1", "emb_doc_rel_hnsw_t0"} <= names
+    assert not any("rebuild" in n for n in names)
+    assert embedded_pg.type_vector_index("doc", "common") == 0
+
+
+@pytest.mark.postgres
+def test_a_table_without_type_codes_is_searched_and_topped_up(
+        embedded_pg: PostgresStore) -> None:
+    """Vectors written before type codes existed: searched through the index over all
+    types, and an incremental embed still writes to the table."""
+    for code in (0, 1):
+        embedded_pg.execute(f"DROP INDEX emb_doc_hnsw_t{code}")
+    embedded_pg.execute("ALTER TABLE emb_doc DROP COLUMN type_code")
+    embedded_pg.execute("DELETE FROM emb_doc WHERE node_id >= 590")
+    embedded_pg.forget_facts()
+    embedded_pg._type_indexes.clear()
+    assert embedded_pg.type_vector_index("doc", "common") is None
+    report = embed_store(embedded_pg, HashingEmbedder(64), progress=False)
+    assert report.embedded["doc"] == 10
+    vec = HashingEmbedder(64).embed(["alpha beta"])[0]
+    got = search(embedded_pg, "doc", vec, 6, types=["rare"])
+    assert [i for i, _ in got] == exact(embedded_pg, vec, 6, ["rare"])

@@ -341,7 +341,8 @@ class Store(ABC):
         transaction."""
         self.forget_facts()
         self.run("embed/swap.sql", variant=check_identifier(variant, "embedding variant"),
-                 shadow=check_identifier(shadow, "embedding variant"))
+                 shadow=check_identifier(shadow, "embedding variant"),
+                 codes=sorted(self.type_codes().values()))
 
     def record_embedding_model(self, variant: str, model_id: str, dim: int) -> None:
         self.forget_facts()
@@ -355,6 +356,16 @@ class Store(ABC):
     def has_vector_index(self, variant: str) -> bool:
         """Whether an approximate (HNSW) index serves this variant's searches."""
         return False
+
+    def type_codes(self) -> dict[str, int]:
+        """Each node type's position among the SKB's types, sorted by name: how embedding
+        tables name a type (their type_code column, and the per-type indexes)."""
+        return {t: i for i, t in enumerate(sorted(self.skb_schema().node_types))}
+
+    def type_vector_index(self, variant: str, node_type: str) -> int | None:
+        """The type code of ``node_type`` when an approximate index of that type's own
+        serves this variant's searches within it (PostgreSQL), else None."""
+        return None
 
     def has_edge_lists(self) -> bool:
         """Whether the load built the adjacency lists that grounding walks instead of

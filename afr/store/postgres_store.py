@@ -37,6 +37,7 @@ class PostgresStore(Store):
         self.create = create
         self._in_tx = False
         self._vector_indexes: set[str] = set()
+        self._type_indexes: dict[str, set[int]] = {}  # per variant: type codes indexed
         self.reconnects = 0
         self._connect()
 
@@ -225,14 +226,27 @@ class PostgresStore(Store):
             raise _store_error(exc) from None
 
     def _write_vectors(self, variant: str, ids: np.ndarray, vectors: np.ndarray) -> None:
-        statement = self.sql("embed/insert.sql", variant=variant)[0]
+        typed = self._has_type_code(variant)
+        statement = self.sql("embed/insert.sql", variant=variant, typed=typed)[0]
+        node_ids = ids.tolist()
+        rows: Any = zip(node_ids, vectors.astype(np.float32), strict=True)
+        if typed:  # each row with its node's type code (the per-type indexes' key)
+            codes = self.type_codes()
+            node_types = dict(self.run("embed/node_types.sql", {"ids": node_ids}))
+            rows = ((node_id, codes.get(node_types.get(node_id)), vec)
+                    for node_id, vec in rows)
         try:
             with self.con.cursor().copy(statement) as copy:
-                copy.set_types(["int8", "vector"])
-                for node_id, vec in zip(ids.tolist(), vectors.astype(np.float32), strict=True):
-                    copy.write_row((node_id, vec))
+                copy.set_types(["int8", "int2", "vector"] if typed else ["int8", "vector"])
+                for row in rows:
+                    copy.write_row(row)
         except psycopg.Error as exc:
             raise _store_error(exc) from None
+
+    def _has_type_code(self, variant: str) -> bool:
+        """Whether the variant's table keeps type codes (tables made before them do not)."""
+        return self.fact(("type_code", variant), lambda: bool(self.run(
+            "embed/has_type_code.sql", {"table": f"emb_{check_identifier(variant)}"})))
 
     def _write_rows(self, table: str, columns: dict[str, np.ndarray]) -> None:
         statement = self.sql("load/copy_rows.sql", table=table, columns=list(columns))[0]
@@ -255,15 +269,36 @@ class PostgresStore(Store):
         for stmt in self.sql("embed/hnsw.sql", variant=variant):
             self.execute(stmt)
         self._vector_indexes.add(variant)
+        if self._has_type_code(variant):
+            # and one per node type, which searches within that type ask for exactly k
+            counts = self.node_type_counts()
+            for node_type, code in self.type_codes().items():
+                if counts.get(node_type):
+                    for stmt in self.sql("embed/hnsw_type.sql", variant=variant, code=code):
+                        self.execute(stmt)
+        self._type_indexes.pop(variant, None)
 
     def replace_vectors(self, variant: str, shadow: str) -> None:
         super().replace_vectors(variant, shadow)
-        self._vector_indexes.discard(variant)
-        self._vector_indexes.discard(shadow)
+        for name in (variant, shadow):
+            self._vector_indexes.discard(name)
+            self._type_indexes.pop(name, None)
 
     def drop_vectors(self, variant: str) -> None:
         super().drop_vectors(variant)
         self._vector_indexes.discard(variant)
+        self._type_indexes.pop(variant, None)
+
+    def type_vector_index(self, variant: str, node_type: str) -> int | None:
+        if variant not in self._type_indexes:
+            table = f"emb_{check_identifier(variant, 'embedding variant')}"
+            names = self.run("embed/type_indexes.sql",
+                             {"table": table, "prefix": f"{table}_hnsw_t%"})
+            self._type_indexes[variant] = {
+                int(m.group(1)) for (name,) in names
+                if (m := re.fullmatch(rf"{table}_hnsw_t(\d+)", name))}
+        code = self.type_codes().get(node_type)
+        return code if code in self._type_indexes[variant] else None
 
     def has_vector_index(self, variant: str) -> bool:
         # Remembered once seen: an index only goes away with its table (a rebuild), and a

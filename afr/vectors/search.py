@@ -127,6 +127,10 @@ def _search_ann(store: Store, variant: str, dim: int, params: dict,
     total = sum(counts.values())
     if not total:
         return None
+    code = store.type_vector_index(variant, types[0]) if types and len(types) == 1 else None
+    if code is not None:
+        return _search_type_ann(store, variant, dim, params, code, counts.get(types[0], 0),
+                                exclude)
     share = sum(counts.get(t, 0) for t in types) / total if types else 1.0
     if share <= 0:
         return []
@@ -136,9 +140,27 @@ def _search_ann(store: Store, variant: str, dim: int, params: dict,
     with store.lock:  # the SET and the query it tunes, with no other thread in between
         rows = store.run("vss/topk_ann.sql", {**params, "fetch": fetch}, variant=variant,
                          dim=dim, ef_search=_ef_search(fetch), types=bool(types),
-                         exclude=bool(exclude))
+                         type_code=None, exclude=bool(exclude))
     if len(rows) < k:
         return None  # the filter left too few: answer exactly
+    return [(int(r[0]), float(r[1])) for r in rows]
+
+
+def _search_type_ann(store: Store, variant: str, dim: int, params: dict, code: int,
+                     size: int, exclude: Sequence[int] | None
+                     ) -> list[tuple[int, float]] | None:
+    """Top-k within one node type through that type's own HNSW index: no over-fetch, as
+    no filter runs after the index. None when the exact search should answer."""
+    k = params["k"]
+    fetch = k + len(exclude or ())
+    if fetch > ANN_EF_MAX:
+        return None
+    with store.lock:
+        rows = store.run("vss/topk_ann.sql", {**params, "fetch": fetch}, variant=variant,
+                         dim=dim, ef_search=_ef_search(fetch), types=False, type_code=code,
+                         exclude=bool(exclude))
+    if len(rows) < k and not (len(rows) == size and not exclude):
+        return None  # fewer than k, and not simply the whole (small) type: answer exactly
     return [(int(r[0]), float(r[1])) for r in rows]
 
 

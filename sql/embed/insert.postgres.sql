@@ -1,1 +1,1 @@
-COPY emb_{{ variant }} (node_id, vec) FROM STDIN (FORMAT binary)
+COPY emb_{{ variant }} (node_id{% if typed %}, type_code{% endif %}, vec) FROM STDIN (FORMAT binary)

@@ -3,4 +3,7 @@
 DROP TABLE IF EXISTS emb_{{ variant }};
 ALTER TABLE emb_{{ shadow }} RENAME TO emb_{{ variant }};
 ALTER INDEX IF EXISTS emb_{{ shadow }}_pkey RENAME TO emb_{{ variant }}_pkey;
-ALTER INDEX IF EXISTS emb_{{ shadow }}_hnsw RENAME TO emb_{{ variant }}_hnsw
+ALTER INDEX IF EXISTS emb_{{ shadow }}_hnsw RENAME TO emb_{{ variant }}_hnsw;
+{% for code in codes %}
+ALTER INDEX IF EXISTS emb_{{ shadow }}_hnsw_t{{ code }} RENAME TO emb_{{ variant }}_hnsw_t{{ code }};
+{% endfor %}

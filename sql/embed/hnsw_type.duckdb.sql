@@ -1,0 +1,1 @@
+-- DuckDB: no approximate indexes (see embed/hnsw.duckdb.sql).
