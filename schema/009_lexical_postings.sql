@@ -10,9 +10,7 @@ ALTER TABLE lex_postings ADD COLUMN IF NOT EXISTS len INTEGER;
 UPDATE lex_postings SET type = d.type, len = d.len
 FROM lex_docs AS d
 WHERE d.node_id = lex_postings.node_id;
-CREATE TEMP TABLE afr_postings_by_term AS
-SELECT term, node_id, tf, type, len FROM lex_postings ORDER BY term, node_id;
-DELETE FROM lex_postings;
-INSERT INTO lex_postings (term, node_id, tf, type, len)
-SELECT term, node_id, tf, type, len FROM afr_postings_by_term;
-DROP TABLE afr_postings_by_term
+-- Marked stale, the index is put in term order by the next `afr index` (or `afr embed`,
+-- which runs it): lexical/order.duckdb.sql. Until then BM25 reads every row group.
+DELETE FROM afr_meta WHERE key = 'lexical_statistics_stale';
+INSERT INTO afr_meta (key, value) VALUES ('lexical_statistics_stale', 'true')

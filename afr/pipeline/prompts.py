@@ -8,18 +8,21 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
-
-import jinja2
+from typing import TYPE_CHECKING, Any
 
 from afr.errors import AfrError
 from afr.resources import prompts_dir
+
+if TYPE_CHECKING:
+    import jinja2
 
 _SECTION = re.compile(r"^\[(system|user|assistant)\]\s*$", re.MULTILINE)
 
 
 @lru_cache(maxsize=8)
 def _env(user_dir: str | None) -> jinja2.Environment:
+    import jinja2  # on first use: an offline ask or `afr cypher --run` renders no prompt
+
     loaders: list[jinja2.BaseLoader] = []
     if user_dir:
         loaders.append(jinja2.FileSystemLoader(user_dir))
@@ -30,6 +33,8 @@ def _env(user_dir: str | None) -> jinja2.Environment:
 
 
 def render_messages(name: str, user_dir: str | None = None, **variables: Any) -> list[dict]:
+    import jinja2
+
     try:
         text = _env(user_dir).get_template(f"{name}.j2").render(**variables)
     except jinja2.TemplateError as exc:

@@ -4,5 +4,5 @@
 CREATE TABLE IF NOT EXISTS emb_{{ variant }} (
     node_id   BIGINT PRIMARY KEY,
     type_code SMALLINT,
-    vec       vector({{ dim }}) NOT NULL
+    vec       VECTOR({{ dim }}) NOT NULL
 )
