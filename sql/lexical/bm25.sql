@@ -51,11 +51,10 @@ SELECT node_id, score FROM scored
 {% if limit %}
 -- The best $k, and (with $also) every node of $also wherever it ranks: one statement
 -- serves both the top of a type and a candidate set's scores.
+-- (A top-N sort: a window numbering every scored node sorted all of them, which for a
+-- term in every document of the type is the whole type.)
 WHERE node_id IN (
-    SELECT node_id FROM (
-        SELECT node_id, row_number() OVER (ORDER BY score DESC, node_id) AS r FROM scored
-    ) AS ranked
-    WHERE r <= $k
+    SELECT node_id FROM scored ORDER BY score DESC, node_id LIMIT $k
 )
 {% if also %}
    OR node_id IN (SELECT unnest(CAST($also AS BIGINT[])))
