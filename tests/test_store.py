@@ -54,7 +54,7 @@ def test_templates_transpile_for_both(tmp_path: Path) -> None:
     for template in ["vss/topk.sql", "docs/relations.sql", "offline/link_names.sql"]:
         for dialect in (DUCKDB, POSTGRES):
             statements = render_template(template, dialect, variant="doc", dim=4, types=True,
-                                         ids=True, exclude=True, adjacency=True)
+                                         ids=True, exclude=True)
             assert statements and all(s.strip() for s in statements)
     pg = render_template("vss/topk.sql", POSTGRES, variant="doc", dim=4, types=False,
                          ids=False, exclude=False)[0]

@@ -233,6 +233,15 @@ class Store(ABC):
                 self.execute(stmt, used_params(stmt, params))
         return rows
 
+    def run_tuples(self, template: str, params: dict[str, Any] | None = None,
+                   **ctx: Any) -> list[tuple]:
+        """``run`` for bulk reads unpacked by position: the last statement's rows as plain
+        tuples (naming 30K rows per batch cost the embedder 6% of its time)."""
+        statements = self.sql(template, **ctx)
+        for stmt in statements[:-1]:
+            self.execute(stmt, used_params(stmt, params))
+        return self.query_with_columns(statements[-1], used_params(statements[-1], params))[1]
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """One transaction (nested ones join the outer one). When it fails, the facts this

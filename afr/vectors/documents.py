@@ -48,7 +48,7 @@ class NodeInfo:
 
 
 def fetch_nodes(store: Store, ids: Sequence[int]) -> dict[int, NodeInfo]:
-    rows = store.run("docs/nodes.sql", {"ids": [int(i) for i in ids]})
+    rows = store.run_tuples("docs/nodes.sql", {"ids": [int(i) for i in ids]})
     out: dict[int, NodeInfo] = {}
     for node_id, ntype, name, text, attrs, aliases in rows:
         out[int(node_id)] = NodeInfo(int(node_id), ntype, name, text, attrs or {},
@@ -60,12 +60,10 @@ def fetch_relations(store: Store, ids: Sequence[int], cap: int) -> dict[int, lis
     out: dict[int, list[RelationGroup]] = defaultdict(list)
     if not ids:
         return out
-    rows = store.run("docs/relations.sql", {"ids": [int(i) for i in ids], "cap": cap},
-                     adjacency=store.has_edge_lists())
+    rows = store.run_tuples("docs/relations.sql", {"ids": [int(i) for i in ids], "cap": cap})
+    # both drivers return ints and lists already: no per-row conversions (30K rows a batch)
     for node, etype, direction, names, total, first_other, _other_type in rows:
-        out[int(node)].append(
-            RelationGroup(etype, direction, list(names), int(total), int(first_other))
-        )
+        out[node].append(RelationGroup(etype, direction, names, total, first_other))
     return out
 
 

@@ -8,19 +8,11 @@ WITH focus AS (
     SELECT unnest(CAST($ids AS BIGINT[])) AS id
 ),
 adj AS (
-{% if adjacency %}
-    -- the same rows from the adjacency lists (sql/load/indexes.duckdb.sql): one scan of
-    -- a node's lists rather than two of every edge
-    SELECT e.node, e.type, CASE e.side WHEN 'src' THEN 'out' ELSE 'in' END AS dir,
-           unnest(e.nbrs) AS other
-    FROM edge_lists AS e WHERE e.node IN (SELECT id FROM focus)
-{% else %}
     SELECT e.src AS node, e.type, 'out' AS dir, e.dst AS other
     FROM edges AS e WHERE e.src IN (SELECT id FROM focus)
     UNION ALL
     SELECT e.dst AS node, e.type, 'in' AS dir, e.src AS other
     FROM edges AS e WHERE e.dst IN (SELECT id FROM focus)
-{% endif %}
 )
 SELECT a.node, a.type, a.dir,
        list_concat(
