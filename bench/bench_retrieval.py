@@ -147,7 +147,8 @@ def main() -> None:
     parser.add_argument("--stores", default="duckdb,postgres")
     parser.add_argument("--no-oracle", action="store_true")
     parser.add_argument("--no-lexical", action="store_true",
-                        help="no BM25 index: hybrid ranking without its lexical signals")
+                        help="build no BM25 index (a store that has one keeps using it): "
+                             "hybrid ranking without its lexical signals")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()))
     parser.add_argument("--pg-url", help="PostgreSQL URL (default: a pgserver of its own)")
     parser.add_argument("--keep-pg", action="store_true",

@@ -148,22 +148,14 @@ def test_sql_equals_oracle(graphs, which: int, kind: str) -> None:
 
 def _expected_witnesses(graph: Graph, query: GroundingQuery, answers: list[tuple[int, int]],
                         l_max: int) -> dict[int, dict[str, list[dict[str, int]]]]:
-    """Provenance by brute force over the oracle's adjacency: per answer and single-hop
-    link to a constant, its first three candidates (by level, then id) next to the answer
-    and in scope at the answer's level."""
-    from afr.ground.schedule import candidate_levels, scope_schedule
+    """Provenance by brute force over the oracle's adjacency: per answer and link (the
+    triplets ``provenance_links`` picks), its first three candidates (by level, then id)
+    next to the answer and in scope at the answer's level."""
+    from afr.ground.run import provenance_links
+    from afr.ground.schedule import scope_schedule
 
-    schedule = scope_schedule(l_max)
     out: dict[int, dict[str, list[dict[str, int]]]] = {node: {} for node, _ in answers}
-    for t in query.triplets:
-        if t.max_hops != 1 or query.target not in (t.head, t.tail) or t.head == t.tail:
-            continue
-        other = t.tail if t.head == query.target else t.head
-        sym = query.symbols[other]
-        if sym.candidates is None:
-            continue
-        levels = candidate_levels(len(sym.candidates), schedule, sym.lead)
-        cands = list(sym.candidates[:len(levels)])
+    for t, other, cands, levels in provenance_links(query, scope_schedule(l_max)):
         for node, level in answers:
             # walking from the answer: forward when the answer is the triplet's head
             near = graph.reach({node}, t, forward=t.head == query.target)

@@ -6,7 +6,7 @@ import time
 from dataclasses import replace
 
 from afr.ground.compile import CompiledGrounding, compile_grounding, edge_ways
-from afr.ground.query import EdgeDirections, GroundingQuery, GroundingResult
+from afr.ground.query import EdgeDirections, GroundingQuery, GroundingResult, GTriplet
 from afr.ground.schedule import candidate_levels, cut_at_k, scope_schedule
 from afr.store.base import Store
 
@@ -81,6 +81,23 @@ def _answers(store: Store, query: GroundingQuery, directed: EdgeDirections, k: i
 WITNESSES_PER_LINK = 3
 
 
+def provenance_links(query: GroundingQuery, schedule: list[int]
+                     ) -> list[tuple[GTriplet, str, list[int], list[int]]]:
+    """The links provenance explains: each single-hop triplet between the target and a
+    constant, with that constant, its candidates in scope by ``schedule`` and their levels."""
+    out = []
+    for t in query.triplets:
+        if t.max_hops != 1 or query.target not in (t.head, t.tail) or t.head == t.tail:
+            continue
+        other = t.tail if t.head == query.target else t.head
+        sym = query.symbols[other]
+        if sym.candidates is None:
+            continue
+        levels = candidate_levels(len(sym.candidates), schedule, sym.lead)
+        out.append((t, other, [int(node) for node in sym.candidates[:len(levels)]], levels))
+    return out
+
+
 def witnesses(store: Store, query: GroundingQuery, answers: list[tuple[int, int]], *,
               l_max: int = 100) -> dict[int, dict[str, list[dict[str, int]]]]:
     """Which named entities link each answer: for every single-hop triplet between the
@@ -96,15 +113,7 @@ def witnesses(store: Store, query: GroundingQuery, answers: list[tuple[int, int]
                                  "lvls": [lv for _, lv in answers]}
     links: list[dict] = []
     others: list[tuple[str, dict[int, int]]] = []  # per link: the constant, rank by node
-    for t in query.triplets:
-        if t.max_hops != 1 or query.target not in (t.head, t.tail) or t.head == t.tail:
-            continue
-        other = t.tail if t.head == query.target else t.head
-        sym = query.symbols[other]
-        if sym.candidates is None:
-            continue
-        cand_lvls = candidate_levels(len(sym.candidates), schedule, sym.lead)
-        cands = [int(node) for node in sym.candidates[:len(cand_lvls)]]
+    for t, other, cands, cand_lvls in provenance_links(query, schedule):
         ranks = {node: rank for rank, node in enumerate(cands, 1)}
         i = len(links)
         params[f"cands{i}"], params[f"cand_lvls{i}"] = cands, cand_lvls
