@@ -12,7 +12,7 @@ from skbutil import write_skb
 
 from afr.embed.hashing import HashingEmbedder
 from afr.load import load_skb_dir
-from afr.store import PostgresStore
+from afr.store import PostgresStore, postgres_store
 from afr.vectors import embed_store
 from afr.vectors.search import search
 
@@ -23,7 +23,10 @@ WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "kappa",
 
 
 @pytest.fixture
-def embedded_pg(pg_store: PostgresStore, tmp_path: Path) -> PostgresStore:
+def embedded_pg(pg_store: PostgresStore, tmp_path: Path,
+                monkeypatch: pytest.MonkeyPatch) -> PostgresStore:
+    # "common" (594 nodes) gets an index of its own, "rare" (6) is searched exactly
+    monkeypatch.setattr(postgres_store, "TYPE_INDEX_MIN_NODES", 100)
     rng = np.random.default_rng(7)
     nodes = []
     for i in range(600):
@@ -137,7 +140,8 @@ def test_each_type_has_its_own_index_that_typed_searches_use(
     codes = embedded_pg.type_codes()
     assert codes == {"common": 0, "rare": 1}
     for variant in ("doc", "doc_rel"):
-        assert {t: embedded_pg.type_vector_index(variant, t) for t in codes} == codes
+        assert {t: embedded_pg.type_vector_index(variant, t) for t in codes} == \
+            {"common": 0, "rare": None}
     vec = HashingEmbedder(64).embed(["alpha beta"])[0]
     statements = embedded_pg.sql("vss/topk_ann.sql", variant="doc", dim=64, ef_search=400,
                                  types=False, type_code=codes["common"], exclude=False)
@@ -176,7 +180,8 @@ def test_a_rebuild_keeps_the_per_type_indexes(embedded_pg: PostgresStore) -> Non
     embed_store(embedded_pg, HashingEmbedder(64), rebuild=True, progress=False)
     names = {r[0] for r in embedded_pg.query(
         "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()")}
-    assert {"emb_doc_hnsw_t0", "emb_doc_hnsw_t1", "emb_doc_rel_hnsw_t0"} <= names
+    assert {"emb_doc_hnsw_t0", "emb_doc_rel_hnsw_t0"} <= names
+    assert "emb_doc_hnsw_t1" not in names  # the rare type has none
     assert not any("rebuild" in n for n in names)
     assert embedded_pg.type_vector_index("doc", "common") == 0
 
@@ -186,8 +191,7 @@ def test_a_table_without_type_codes_is_searched_and_topped_up(
         embedded_pg: PostgresStore) -> None:
     """Vectors written before type codes existed: searched through the index over all
     types, and an incremental embed still writes to the table."""
-    for code in (0, 1):
-        embedded_pg.execute(f"DROP INDEX emb_doc_hnsw_t{code}")
+    embedded_pg.execute("DROP INDEX emb_doc_hnsw_t0")
     embedded_pg.execute("ALTER TABLE emb_doc DROP COLUMN type_code")
     embedded_pg.execute("DELETE FROM emb_doc WHERE node_id >= 590")
     embedded_pg.forget_facts()

@@ -20,6 +20,8 @@ from afr.store.base import SKB_TABLES, Store, check_identifier, duckdb_sql, reda
 from afr.store.dialect import POSTGRES
 
 _COPY_CHUNK = 1 << 20
+# Node types with at least this many nodes get an HNSW index of their own.
+TYPE_INDEX_MIN_NODES = 1000
 _RECONNECT_WAIT_S = 15.0
 
 
@@ -237,7 +239,7 @@ class PostgresStore(Store):
                     for node_id, vec in rows)
         try:
             with self.con.cursor().copy(statement) as copy:
-                copy.set_types(["int8", "int2", "vector"] if typed else ["int8", "vector"])
+                copy.set_types(["int8", "int4", "vector"] if typed else ["int8", "vector"])
                 for row in rows:
                     copy.write_row(row)
         except psycopg.Error as exc:
@@ -271,9 +273,10 @@ class PostgresStore(Store):
         self._vector_indexes.add(variant)
         if self._has_type_code(variant):
             # and one per node type, which searches within that type ask for exactly k
+            # (a small type is searched exactly: a scan of its rows costs little)
             counts = self.node_type_counts()
             for node_type, code in self.type_codes().items():
-                if counts.get(node_type):
+                if counts.get(node_type, 0) >= TYPE_INDEX_MIN_NODES:
                     for stmt in self.sql("embed/hnsw_type.sql", variant=variant, code=code):
                         self.execute(stmt)
         self._type_indexes.pop(variant, None)

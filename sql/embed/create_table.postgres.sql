@@ -3,6 +3,6 @@
 -- (Store.type_codes): the key of the per-type approximate indexes (embed/hnsw_type.sql).
 CREATE TABLE IF NOT EXISTS emb_{{ variant }} (
     node_id   BIGINT PRIMARY KEY,
-    type_code SMALLINT,
+    type_code INTEGER,
     vec       VECTOR({{ dim }}) NOT NULL
 )
