@@ -61,24 +61,28 @@ def main() -> None:
         print(f"generating {data} …", file=sys.stderr)
         generate(data, args.nodes, args.edges)
 
-    work = Path(tempfile.mkdtemp(prefix="afr-bench-"))
     results: dict[str, list[dict]] = {"duckdb": [], "postgres": []}
     stores = set(args.stores.split(","))
-    for i in range(args.repeat if "duckdb" in stores else 0):
-        db = work / f"load{i}.duckdb"
-        results["duckdb"].append(run_child(str(db), "afr", data))
-        db.unlink()
-    if "postgres" in stores:
-        url = args.pg
-        server = None
-        if url is None:
-            import pgserver
+    # The loads' stores and server are the bench's own: all of it goes at the end.
+    with tempfile.TemporaryDirectory(prefix="afr-bench-") as work:
+        for i in range(args.repeat if "duckdb" in stores else 0):
+            db = Path(work) / f"load{i}.duckdb"
+            results["duckdb"].append(run_child(str(db), "afr", data))
+            db.unlink()
+        if "postgres" in stores:
+            url = args.pg
+            server = None
+            if url is None:
+                import pgserver
 
-            server = pgserver.get_server(tempfile.mkdtemp(prefix="afr-bench-pg-"),
-                                         cleanup_mode="stop")
-            url = server.get_uri()
-        for i in range(args.repeat):
-            results["postgres"].append(run_child(url, f"bench{i}", data))
+                server = pgserver.get_server(Path(work) / "pg", cleanup_mode="delete")
+                url = server.get_uri()
+            try:
+                for i in range(args.repeat):
+                    results["postgres"].append(run_child(url, f"bench{i}", data))
+            finally:
+                if server is not None:
+                    server.cleanup()
 
     print(f"{'store':10} {'nodes':>9} {'edges':>10} {'median s':>9} {'edges/s':>12} "
           f"{'peak MB':>8}")

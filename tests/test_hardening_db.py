@@ -208,8 +208,13 @@ def test_duckdb_locked_by_another_process(tmp_path: Path) -> None:
 
 def _load_process(db: str, schema: str | None, skb: Path) -> subprocess.Popen:
     args = [*AFR, "--db", db] + (["--schema", schema] if schema else [])
+    # A load killed with SIGKILL cannot remove its temporary files (PostgreSQL's staging
+    # CSVs): they go to a folder of the test's own, which pytest removes.
+    tmp = skb.parent / "load-tmp"
+    tmp.mkdir(exist_ok=True)
     return subprocess.Popen([*args, "--no-progress", "load", str(skb), "--replace"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, "TMPDIR": str(tmp)})
 
 
 def _open(db: str, schema: str | None) -> Store:
