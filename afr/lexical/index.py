@@ -47,7 +47,6 @@ def build_lexical_index(store: Store, *, params: BM25Params | None = None,
             term_nodes: list[int] = []
             tfs: list[int] = []
             lens: list[int] = []
-            term_lens: list[int] = []  # each posting's document length (BM25 reads it there)
             for node_id in ids:
                 tokens = tokenize(docs.get(node_id, ""), stopwords=params.stopwords)
                 lens.append(len(tokens))
@@ -55,13 +54,10 @@ def build_lexical_index(store: Store, *, params: BM25Params | None = None,
                     terms.append(term)
                     term_nodes.append(node_id)
                     tfs.append(tf)
-                    term_lens.append(len(tokens))
 
-            def write(ids=ids, terms=terms, term_nodes=term_nodes, tfs=tfs, lens=lens,
-                      term_lens=term_lens) -> None:
+            def write(ids=ids, terms=terms, term_nodes=term_nodes, tfs=tfs, lens=lens) -> None:
                 store.run("lexical/insert.sql", {"terms": terms, "term_nodes": term_nodes,
-                                                 "tfs": tfs, "ids": ids, "lens": lens,
-                                                 "term_lens": term_lens})
+                                                 "tfs": tfs, "ids": ids, "lens": lens})
                 store.set_meta(_STALE, "true")
 
             store.run_in_transaction(write, retries=0)

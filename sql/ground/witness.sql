@@ -2,6 +2,7 @@
 -- target and a constant, all links in one statement: for every answer and link, the
 -- constant's candidates it is linked to that were in scope at the answer's level (lowest
 -- level, then id first). Values are bound; names were checked.
+{% import "ground/macros.sql" as m %}
 WITH answers AS (
     SELECT unnest(CAST($ids AS BIGINT[])) AS id, unnest(CAST($lvls AS INTEGER[])) AS lvl
 )
@@ -23,7 +24,7 @@ SELECT link, id, other, lvl FROM (
     FROM (
         SELECT a.id, a.lvl, unnest(e.nbrs) AS nbr
         FROM answers AS a
-        JOIN edge_lists AS e ON e.node = a.id{% if link.ways | length == 1 %} AND e.side = '{{ link.ways[0].match }}'{% endif %}{% if link.edge %} AND e.type = ${{ link.edge }}{% endif %}
+        JOIN edge_lists AS e ON e.node = a.id{{ m.side_filter(link.ways, "match") }}{% if link.edge %} AND e.type = ${{ link.edge }}{% endif %}
 
     ) AS w
     JOIN cands{{ i }} AS c ON c.id = w.nbr AND c.lvl <= w.lvl

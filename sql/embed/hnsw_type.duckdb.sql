@@ -1,1 +1,0 @@
--- DuckDB: no approximate indexes (see embed/hnsw.duckdb.sql).
