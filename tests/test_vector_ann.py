@@ -202,3 +202,47 @@ def test_a_table_without_type_codes_is_searched_and_topped_up(
     vec = HashingEmbedder(64).embed(["alpha beta"])[0]
     got = search(embedded_pg, "doc", vec, 6, types=["rare"])
     assert [i for i, _ in got] == exact(embedded_pg, vec, 6, ["rare"])
+
+
+@pytest.mark.postgres
+def test_index_builds_get_memory_and_fall_back_to_one_worker(
+        embedded_pg: PostgresStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each HNSW build runs with memory sized for its graph and parallel workers; when the
+    server cannot give a parallel build its shared memory (a container's small /dev/shm),
+    the build is repeated without workers instead of failing the embedding."""
+    store = embedded_pg
+    settings: list[tuple[str, str]] = []
+    real_execute = PostgresStore.execute
+    refused = []
+
+    def execute(self, sql, params=None):
+        if sql.startswith("CREATE INDEX"):
+            settings.append((self.query("SHOW maintenance_work_mem")[0][0],
+                             self.query("SHOW max_parallel_maintenance_workers")[0][0]))
+            if not refused:  # the first parallel build is refused, as PostgreSQL does
+                refused.append(sql)
+                raise postgres_store.StoreError(
+                    'PostgreSQL: the disk is full (could not resize shared memory segment '
+                    '"/PostgreSQL.1" to 1073741824 bytes: No space left on device)')
+        return real_execute(self, sql, params)
+
+    for name in [r[0] for r in store.query(
+            "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() "
+            "AND indexname LIKE 'emb_doc_hnsw%'")]:
+        store.execute(f"DROP INDEX {name}")
+    store._vector_indexes.clear()
+    monkeypatch.setattr(PostgresStore, "execute", execute)
+    store.build_vector_index("doc")
+    # refused with 2 workers, then built by one backend; the per-type index with workers
+    assert settings[0][1] == "2" and settings[1][1] == "0" and settings[2][1] == "2"
+    assert all(mem == "64MB" for mem, _ in settings)  # 600 small vectors: the floor
+    # the settings were the build's own: the session is back at the server's defaults
+    assert store.query("SHOW max_parallel_maintenance_workers")[0][0] != "0"
+    assert store.has_vector_index("doc") and store.type_vector_index("doc", "common") == 0
+    assert postgres_store.hnsw_build_memory_mb(1_900_000, 384) == 1024
+    monkeypatch.setenv("AFR_PG_INDEX_MEMORY_MB", "4096")
+    assert postgres_store.hnsw_build_memory_mb(1_900_000, 384) == 4096
+    assert postgres_store.hnsw_build_memory_mb(100_000, 384) == 244
+    monkeypatch.setenv("AFR_PG_INDEX_MEMORY_MB", "lots")
+    with pytest.raises(postgres_store.StoreError, match="AFR_PG_INDEX_MEMORY_MB"):
+        postgres_store.hnsw_build_memory_mb(10, 384)

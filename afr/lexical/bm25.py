@@ -22,12 +22,15 @@ class BM25Params:
     k1: float = 1.2
     b: float = 0.75
     stopwords: bool = True
+    #: Query terms with a lower idf over the types searched are not scored (0: all).
+    min_idf: float = 0.0
 
     @classmethod
     def from_settings(cls) -> BM25Params:
         """k1, b and stopwords from the settings file's [ranking] table (or defaults)."""
         ranking = ranking_settings()
-        return cls(float(ranking["k1"]), float(ranking["b"]), bool(ranking["stopwords"]))
+        return cls(float(ranking["k1"]), float(ranking["b"]), bool(ranking["stopwords"]),
+                   float(ranking["min_idf"]))
 
 
 def has_lexical_index(store: Store) -> bool:
@@ -58,6 +61,7 @@ def bm25(store: Store, query: str | Sequence[str], *, params: BM25Params | None 
         "terms": terms, "types": list(types) if types else None,
         "ids": [int(i) for i in ids] if ids is not None else None,
         "k1": float(params.k1), "b": float(params.b), "k": int(k or 0),
+        "min_idf": float(params.min_idf),
         "also": [int(i) for i in also] if also else None,
     }, types=bool(types), ids=ids is not None, limit=k is not None, also=bool(also))
     # Sums of floats differ in their last bits between databases; rounded, both stores

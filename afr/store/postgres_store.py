@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 import time
@@ -23,6 +24,25 @@ _COPY_CHUNK = 1 << 20
 # Node types with at least this many nodes get an HNSW index of their own.
 TYPE_INDEX_MIN_NODES = 1000
 _RECONNECT_WAIT_S = 15.0
+# HNSW builds: parallel workers asked for, and the most memory one build may take
+# (AFR_PG_INDEX_MEMORY_MB overrides; the server's maintenance_work_mem default is 64 MB).
+HNSW_BUILD_WORKERS = 2
+HNSW_BUILD_MEMORY_MB = 1024
+
+
+def hnsw_build_memory_mb(rows: int, dim: int) -> int:
+    """maintenance_work_mem for an HNSW build over ``rows`` vectors of ``dim``: about what
+    pgvector's in-memory graph takes (the vector and ~2 x m neighbour links per element,
+    m = 16), at least the server default, at most AFR_PG_INDEX_MEMORY_MB."""
+    cap = HNSW_BUILD_MEMORY_MB
+    if env := os.environ.get("AFR_PG_INDEX_MEMORY_MB"):
+        try:
+            cap = max(64, int(env))
+        except ValueError:
+            raise StoreError(f"AFR_PG_INDEX_MEMORY_MB must be a number of megabytes, "
+                             f"not {env!r}") from None
+    need = rows * (dim * 4 + 512) * 5 // 4 >> 20
+    return max(64, min(cap, need))
 
 
 class PostgresStore(Store):
@@ -268,18 +288,39 @@ class PostgresStore(Store):
             # Built already (maybe by a DBA from `afr init --print-sql`): even CREATE INDEX
             # IF NOT EXISTS needs to own the table, which a read-write role does not.
             return
-        for stmt in self.sql("embed/hnsw.sql", variant=variant):
-            self.execute(stmt)
+        counts = self.node_type_counts()
+        dim = self._vector_dim(variant)
+        self._build_hnsw("embed/hnsw.sql", sum(counts.values()), dim, variant=variant)
         self._vector_indexes.add(variant)
         if self._has_type_code(variant):
             # and one per node type, which searches within that type ask for exactly k
             # (a small type is searched exactly: a scan of its rows costs little)
-            counts = self.node_type_counts()
             for node_type, code in self.type_codes().items():
                 if counts.get(node_type, 0) >= TYPE_INDEX_MIN_NODES:
-                    for stmt in self.sql("embed/hnsw_type.sql", variant=variant, code=code):
-                        self.execute(stmt)
+                    self._build_hnsw("embed/hnsw_type.sql", counts[node_type], dim,
+                                     variant=variant, code=code)
         self._type_indexes.pop(variant, None)
+
+    def _vector_dim(self, variant: str) -> int:
+        rows = self.run("embed/vector_dim.sql", variant=variant)
+        return int(rows[0][0] or 0) if rows else 0
+
+    def _build_hnsw(self, template: str, rows: int, dim: int, **ctx: Any) -> None:
+        """One HNSW index, in a transaction of its own with memory for its graph. A parallel
+        build keeps that memory in shared memory, which a container's small /dev/shm may
+        refuse: the build is then repeated by this backend alone."""
+        memory = f"{hnsw_build_memory_mb(rows, dim)}MB"
+        for workers in (HNSW_BUILD_WORKERS, 0):
+            try:
+                with self.transaction():
+                    self._exec_raw("embed/index_settings.sql",
+                                   {"memory": memory, "workers": str(workers)})
+                    for stmt in self.sql(template, **ctx):
+                        self.execute(stmt)
+                return
+            except StoreError as exc:
+                if workers == 0 or "shared memory" not in str(exc):
+                    raise
 
     def replace_vectors(self, variant: str, shadow: str) -> None:
         super().replace_vectors(variant, shadow)
@@ -348,7 +389,7 @@ def _first_line(exc: BaseException) -> str:
 
 def _store_error(exc: psycopg.Error) -> StoreError:
     if isinstance(exc, psycopg.errors.DiskFull):
-        return StoreError("PostgreSQL: the disk is full")
+        return StoreError(f"PostgreSQL: the disk is full ({_first_line(exc)})")
     if isinstance(exc, psycopg.errors.InsufficientPrivilege):
         return StoreError(f"PostgreSQL: permission denied ({_first_line(exc)})")
     if isinstance(exc, psycopg.OperationalError):

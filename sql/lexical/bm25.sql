@@ -4,6 +4,7 @@
 -- not re-indexed. Lucene's variant, as bm25s computes it:
 --   idf(t)  = ln(1 + (N - df + 0.5) / (df + 0.5))
 --   score   = sum over terms of idf(t) * tf / (tf + k1 * (1 - b + b * len / avglen))
+-- over the query terms whose idf is at least $min_idf (0: all of them, as bm25s).
 WITH q AS (
     SELECT DISTINCT unnest(CAST($terms AS VARCHAR[])) AS term
 ), st AS (
@@ -24,6 +25,11 @@ WITH q AS (
     WHERE f.type IN (SELECT unnest(CAST($types AS VARCHAR[])))
 {% endif %}
     GROUP BY f.term, st.n
+), kept AS (
+    -- A term held by (nearly) every document searched — the type's own name in its
+    -- documents' first line, a key every record has — tells them apart by almost nothing
+    -- yet makes every document a scored row: terms with idf below $min_idf are left out.
+    SELECT term, idf FROM idf WHERE idf >= CAST($min_idf AS DOUBLE)
 ), scored AS (
     -- Rounded to 1e-9 (floor of the scaled score: the same function on every store): sums
     -- of floats differ in their last bits between databases, and the ranking and the cut
@@ -36,7 +42,7 @@ WITH q AS (
                            + CAST($b AS DOUBLE) * CAST(p.len AS DOUBLE) / st.avglen)))
                  * 1e9 + 0.5) / 1e9 AS score
     FROM lex_postings AS p
-    JOIN idf ON idf.term = p.term
+    JOIN kept AS idf ON idf.term = p.term
     CROSS JOIN st
     WHERE TRUE
 {% if types %}
