@@ -4,6 +4,7 @@ bm25s (Lucene variant) fed the same tokens, over the whole type and a candidate 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +45,8 @@ def _compare(store: Store, params: BM25Params, queries: int = 12) -> int:
     for node_type in sorted(counts, key=lambda t: -counts[t])[:3]:
         ids, corpus, ref = _reference(store, node_type, params)
         vocab = ref.vocab_dict
+        df = Counter(t for doc in corpus for t in set(doc))
+        common = df.most_common(1)[0][0]  # the type's name: in every document
         for qi in range(queries):
             doc = corpus[int(rng.integers(len(corpus)))]
             if not doc:
@@ -51,7 +54,12 @@ def _compare(store: Store, params: BM25Params, queries: int = 12) -> int:
             terms = list(dict.fromkeys(rng.choice(doc, size=min(4, len(doc)), replace=False)))
             if qi % 3 == 0:
                 terms.append("zzzunknownterm")  # a term no document has adds nothing
-            known = [vocab[t] for t in terms if t in vocab]
+            if qi % 2 == 0 and common not in terms:
+                terms.append(common)
+            # bm25s scores every term; with min_idf the reference leaves out the rare ones
+            n = len(corpus)
+            known = [vocab[t] for t in terms if t in vocab
+                     and math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) >= params.min_idf]
             want = ref.get_scores_from_ids(known)
             got = dict(bm25(store, terms, params=params, types=[node_type]))
             for pos, node in enumerate(ids):
@@ -84,6 +92,20 @@ def test_bm25_equals_bm25s_on_a_synthetic_skb(store: Store, tmp_path: Path) -> N
     load_skb_dir(store, out, progress=False)
     build_lexical_index(store, progress=False)
     assert _compare(store, BM25Params(k1=1.5, b=0.6)) > 10
+
+
+def test_min_idf_leaves_out_the_terms_most_documents_hold(store: Store,
+                                                         tmp_path: Path) -> None:
+    out = tmp_path / "skb"
+    generate(out, like="prime", nodes=400, edges=None, questions=0, seed=5, noise=0.0)
+    load_skb_dir(store, out, progress=False)
+    build_lexical_index(store, progress=False)
+    assert _compare(store, BM25Params(min_idf=0.3)) > 10
+    # a type's own name is in each of its documents: alone it scores nothing
+    node_type = max(store.node_type_counts().items(), key=lambda kv: kv[1])[0]
+    name = tokenize(node_type)
+    assert len(bm25(store, name, types=[node_type])) == store.node_type_counts()[node_type]
+    assert bm25(store, name, params=BM25Params(min_idf=0.1), types=[node_type]) == []
 
 
 def test_index_is_incremental_and_scores_match_across_stores(
