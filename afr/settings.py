@@ -30,8 +30,8 @@ The settings file is optional. Looked up in this order, the first that exists wi
     k1 = 1.2                          # BM25 term-frequency saturation
     b = 0.75                          # BM25 length normalisation
     stopwords = true                  # drop English stopwords (rebuild the index after a change)
-    min_idf = 0.0                     # query terms of a lower idf (held by most documents
-                                      # searched) are not scored
+    min_idf = 0.1                     # query terms of a lower idf (held by over ~90% of the
+                                      # documents searched) are not scored
     fusion = "rrf"                    # rrf (reciprocal rank) or linear (min-max normalised)
     rrf_k = 60
     dense = 1.0                       # weights of the signals fused
@@ -84,7 +84,7 @@ FUSIONS = ("rrf", "linear")
 # The [ranking] table's keys and defaults: BM25's parameters and the hybrid ranking's
 # fusion (afr.pipeline.fusion), chosen by measurement (bench/).
 RANKING_DEFAULTS: dict[str, Any] = {
-    "k1": 1.2, "b": 0.75, "stopwords": True, "min_idf": 0.0, "fusion": "rrf", "rrf_k": 60.0,
+    "k1": 1.2, "b": 0.75, "stopwords": True, "min_idf": 0.1, "fusion": "rrf", "rrf_k": 60.0,
     "dense": 1.0, "lexical": 1.0, "graph": 2.0, "level": 1.0, "text": 1.0,
     "offline_trust": 0.5, "keep_vss": 0, "symbols_lexical": True,
 }

@@ -22,8 +22,9 @@ class BM25Params:
     k1: float = 1.2
     b: float = 0.75
     stopwords: bool = True
-    #: Query terms with a lower idf over the types searched are not scored (0: all).
-    min_idf: float = 0.0
+    #: Query terms with a lower idf over the types searched are not scored (0: all; 0.1:
+    #: a term held by more than ~90% of those documents).
+    min_idf: float = 0.1
 
     @classmethod
     def from_settings(cls) -> BM25Params:
