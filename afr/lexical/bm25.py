@@ -28,7 +28,8 @@ class BM25Params:
 
     @classmethod
     def from_settings(cls) -> BM25Params:
-        """k1, b and stopwords from the settings file's [ranking] table (or defaults)."""
+        """k1, b, stopwords and min_idf from the settings file's [ranking] table (or
+        defaults)."""
         ranking = ranking_settings()
         return cls(float(ranking["k1"]), float(ranking["b"]), bool(ranking["stopwords"]),
                    float(ranking["min_idf"]))
