@@ -7,11 +7,11 @@ implementation written in this file (not afr.evaluate.metrics).
 
 from __future__ import annotations
 
-import _thread
 import csv
 import json
 import re
 import shutil
+import signal
 import threading
 from collections import Counter
 from pathlib import Path
@@ -197,7 +197,10 @@ def test_interrupt_and_resume_repeat_no_llm_call(db: Path, tmp_path: Path) -> No
         with lock:
             seen["n"] += 1
             if seen["n"] == 7:  # a Ctrl-C in the middle of the third question or so
-                _thread.interrupt_main()
+                # a real SIGINT to the main thread, as a terminal's Ctrl-C: it wakes the
+                # thread from its wait at once (_thread.interrupt_main only sets a flag,
+                # seen up to a queue timeout later, when fast questions may all be done)
+                signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
         return scripted(request)
 
     with FakeOpenAI(interrupting) as server:
