@@ -203,21 +203,27 @@ def test_interrupt_and_resume_repeat_no_llm_call(db: Path, tmp_path: Path) -> No
                 signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
         return scripted(request)
 
-    with FakeOpenAI(interrupting) as server:
-        out = invoke(db, *args, "--concurrency", "2", *llm_args(server), code=130)
-        eval_id = eval_id_of(out)
-        assert f"afr eval --resume {eval_id}" in out
-        store = DuckDBStore(db, read_only=True)
-        try:
-            status, = store.query("SELECT status FROM eval_runs WHERE eval_id = $e",
-                                  {"e": eval_id})[0]
-            done = store.query("SELECT count(*) FROM eval_results WHERE eval_id = $e",
-                               {"e": eval_id})[0][0]
-        finally:
-            store.close()
-        assert status == "interrupted" and 0 < done < FIRST_SIX
-        resumed = invoke_json(db, "--resume", eval_id[:6])
-        requests = server.chat_requests()
+    # Python raises KeyboardInterrupt only when SIGINT was not ignored at its start; a
+    # test run started in the background (`cmd &` in a script) inherits it ignored.
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with FakeOpenAI(interrupting) as server:
+            out = invoke(db, *args, "--concurrency", "2", *llm_args(server), code=130)
+            eval_id = eval_id_of(out)
+            assert f"afr eval --resume {eval_id}" in out
+            store = DuckDBStore(db, read_only=True)
+            try:
+                status, = store.query("SELECT status FROM eval_runs WHERE eval_id = $e",
+                                      {"e": eval_id})[0]
+                done = store.query("SELECT count(*) FROM eval_results WHERE eval_id = $e",
+                                   {"e": eval_id})[0][0]
+            finally:
+                store.close()
+            assert status == "interrupted" and 0 < done < FIRST_SIX
+            resumed = invoke_json(db, "--resume", eval_id[:6])
+            requests = server.chat_requests()
+    finally:
+        signal.signal(signal.SIGINT, inherited)
     assert resumed["status"] == "finished" and resumed["done"] == FIRST_SIX
     # no prompt was sent twice, and all together cost exactly what one full run costs
     prompts = [json.dumps(r["messages"], sort_keys=True) for r in requests]
