@@ -232,7 +232,7 @@ def test_index_builds_get_memory_and_fall_back_to_one_worker(
         store.execute(f"DROP INDEX {name}")
     store._vector_indexes.clear()
     monkeypatch.setattr(PostgresStore, "execute", execute)
-    store.build_vector_index("doc")
+    store.build_vector_index("doc", 64)
     # refused with 2 workers, then built by one backend; the per-type index with workers
     assert settings[0][1] == "2" and settings[1][1] == "0" and settings[2][1] == "2"
     assert all(mem == "64MB" for mem, _ in settings)  # 600 small vectors: the floor

@@ -361,8 +361,9 @@ class Store(ABC):
         self.run("embed/set_model.sql", {"variant": variant, "model_id": model_id, "dim": dim},
                  variant=check_identifier(variant, "embedding variant"))
 
-    def build_vector_index(self, variant: str) -> None:
-        """Build the approximate index of a variant, on stores that have them."""
+    def build_vector_index(self, variant: str, dim: int) -> None:
+        """Build the approximate index of a variant (of ``dim``-dimensional vectors), on
+        stores that have them."""
         return None
 
     def has_vector_index(self, variant: str) -> bool:

@@ -282,14 +282,13 @@ class PostgresStore(Store):
         except psycopg.Error as exc:
             raise _store_error(exc) from None
 
-    def build_vector_index(self, variant: str) -> None:
+    def build_vector_index(self, variant: str, dim: int) -> None:
         check_identifier(variant, "embedding variant")
         if self.has_vector_index(variant):
             # Built already (maybe by a DBA from `afr init --print-sql`): even CREATE INDEX
             # IF NOT EXISTS needs to own the table, which a read-write role does not.
             return
         counts = self.node_type_counts()
-        dim = self._vector_dim(variant)
         self._build_hnsw("embed/hnsw.sql", sum(counts.values()), dim, variant=variant)
         self._vector_indexes.add(variant)
         if self._has_type_code(variant):
@@ -300,10 +299,6 @@ class PostgresStore(Store):
                     self._build_hnsw("embed/hnsw_type.sql", counts[node_type], dim,
                                      variant=variant, code=code)
         self._type_indexes.pop(variant, None)
-
-    def _vector_dim(self, variant: str) -> int:
-        rows = self.run("embed/vector_dim.sql", variant=variant)
-        return int(rows[0][0] or 0) if rows else 0
 
     def _build_hnsw(self, template: str, rows: int, dim: int, **ctx: Any) -> None:
         """One HNSW index, in a transaction of its own with memory for its graph. A parallel

@@ -125,7 +125,7 @@ def embed_store(
         report.embedded[variant] = done
         filled[variant] = recorded
         if recorded:
-            store.build_vector_index(target)
+            store.build_vector_index(target, recorded[1])
             report.dim = recorded[1]
     if rebuild:
         _swap_in(store, embedder, {v: r for v, r in filled.items() if r})

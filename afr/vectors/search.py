@@ -137,10 +137,8 @@ def _search_ann(store: Store, variant: str, dim: int, params: dict,
     fetch = int((k + len(exclude or ())) * (ANN_OVERFETCH if types else 1.0) / share) + 1
     if fetch > ANN_MAX_FETCH or fetch >= total:
         return None  # a small type: the exact search over its rows is cheap and complete
-    with store.lock:  # the SET and the query it tunes, with no other thread in between
-        rows = store.run("vss/topk_ann.sql", {**params, "fetch": fetch}, variant=variant,
-                         dim=dim, ef_search=_ef_search(fetch), types=bool(types),
-                         type_code=None, exclude=bool(exclude))
+    rows = _ann_rows(store, variant, dim, params, fetch, types=bool(types), type_code=None,
+                     exclude=exclude)
     if len(rows) < k:
         return None  # the filter left too few: answer exactly
     return [(int(r[0]), float(r[1])) for r in rows]
@@ -155,13 +153,21 @@ def _search_type_ann(store: Store, variant: str, dim: int, params: dict, code: i
     fetch = k + len(exclude or ())
     if fetch > ANN_EF_MAX:
         return None
-    with store.lock:
-        rows = store.run("vss/topk_ann.sql", {**params, "fetch": fetch}, variant=variant,
-                         dim=dim, ef_search=_ef_search(fetch), types=False, type_code=code,
-                         exclude=bool(exclude))
+    rows = _ann_rows(store, variant, dim, params, fetch, types=False, type_code=code,
+                     exclude=exclude)
     if len(rows) < k and not (len(rows) == size and not exclude):
         return None  # fewer than k, and not simply the whole (small) type: answer exactly
     return [(int(r[0]), float(r[1])) for r in rows]
+
+
+def _ann_rows(store: Store, variant: str, dim: int, params: dict, fetch: int, *,
+              types: bool, type_code: int | None, exclude: Sequence[int] | None) -> list:
+    """The ``fetch`` nearest rows through an HNSW index (``type_code``: that type's own),
+    with ``hnsw.ef_search`` sized for them."""
+    with store.lock:  # the SET and the query it tunes, with no other thread in between
+        return store.run("vss/topk_ann.sql", {**params, "fetch": fetch}, variant=variant,
+                         dim=dim, ef_search=_ef_search(fetch), types=types,
+                         type_code=type_code, exclude=bool(exclude))
 
 
 def _ef_search(fetch: int) -> int:
