@@ -153,6 +153,9 @@ def main() -> None:
     parser.add_argument("--pg-url", help="PostgreSQL URL (default: a pgserver of its own)")
     parser.add_argument("--keep-pg", action="store_true",
                         help="keep the pgserver's data, loaded and embedded, for the next run")
+    parser.add_argument("--pg-shared-buffers", default="2GB",
+                        help="shared_buffers of the bench's own pgserver (PostgreSQL's "
+                             "default is 128MB; the HNSW indexes at PRIME size take 1 GB)")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
     from synth_skb import generate
@@ -178,6 +181,7 @@ def main() -> None:
             if url is None:
                 server = pg_server(args.work, keep=args.keep_pg)
                 servers.append(server)
+                set_shared_buffers(server, args.pg_shared_buffers)
                 url = server.get_uri()
             store = open_store(url, schema="bench")
             prepare(store, data, embedder, "postgres", lexical=not args.no_lexical)
@@ -244,6 +248,23 @@ def pg_server(work: Path, *, keep: bool):
         return pgserver.get_server(work / "afr-bench-pg", cleanup_mode="stop")
     return pgserver.get_server(tempfile.mkdtemp(prefix="afr-bench-pg-", dir=work),
                                cleanup_mode="delete")
+
+
+def set_shared_buffers(server, value: str) -> None:
+    """Give the pgserver ``value`` of shared_buffers (a restart when it changes)."""
+    import psycopg
+    from pgserver._commands import pg_ctl
+
+    with psycopg.connect(server.get_uri(), autocommit=True) as con:
+        same = con.execute("SELECT pg_size_bytes(current_setting('shared_buffers')) = "
+                           "pg_size_bytes(%s)", (value,)).fetchone()[0]
+        if not same:
+            con.execute(psycopg.sql.SQL("ALTER SYSTEM SET shared_buffers = {}").format(
+                psycopg.sql.Literal(value)))
+    if not same:
+        pg_ctl(["-w", "stop"], pgdata=server.pgdata, user=server.system_user)
+        server.ensure_postgres_running()
+    print(f"postgres: shared_buffers {value}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ from afr.cli.main import cli
 from click.testing import CliRunner
 from skbutil import toy_skb
 
+from afr.store import PostgresStore
+
 
 @pytest.fixture
 def runner() -> CliRunner:
@@ -151,3 +153,23 @@ def test_load_into_postgres(runner: CliRunner, pg_url: str, pg_schema_name: str,
     assert info["nodes"] == 8 and info["edges"] == 7
     ro = invoke(runner, "--db", pg_url, "--schema", pg_schema_name, "sql", "DELETE FROM edges")
     assert ro.exit_code == 1 and "read-only" in ro.output
+
+
+def test_postgres_buffer_pool_is_reported_and_advised(
+        runner: CliRunner, pg_url: str, pg_schema_name: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`afr info` shows the server's shared_buffers next to afr's HNSW indexes; `afr info`
+    and `afr embed` advise raising it when the indexes do not fit."""
+    db = ["--db", pg_url, "--schema", pg_schema_name]
+    assert invoke(runner, *db, "load", str(toy_skb(tmp_path / "skb"))).exit_code == 0
+    embedded = invoke(runner, *db, "embed", "--no-index")
+    assert embedded.exit_code == 0 and "shared_buffers" not in embedded.output  # tiny
+    info = invoke(runner, *db, "info")
+    assert "server:   shared_buffers " in info.output and "HNSW indexes" in info.output
+    assert "afr: note" not in info.output
+    monkeypatch.setattr(PostgresStore, "server_memory", lambda self: (128 << 20, 3 << 30))
+    for args in (["info"], ["embed", "--no-index"]):
+        out = invoke(runner, *db, *args)
+        assert out.exit_code == 0
+        assert "afr: note: the server's shared_buffers (128 MB) is smaller than afr's HNSW " \
+            "indexes (3.0 GB)" in out.output

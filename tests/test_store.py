@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -14,7 +15,7 @@ from skbutil import toy_skb
 
 from afr.errors import StoreError
 from afr.load import load_skb_dir
-from afr.store import DuckDBStore, PostgresStore, Store, open_store
+from afr.store import DuckDBStore, PostgresStore, Store, duckdb_store, open_store
 from afr.store.base import SCHEMA_VERSION, render_template
 from afr.store.dialect import DUCKDB, POSTGRES
 
@@ -88,6 +89,31 @@ def test_read_only_postgres_refuses_writes(pg_url: str, pg_schema_name: str,
         ro.query("DROP TABLE nodes")
     assert ro.query("SELECT count(*) FROM nodes")[0][0] == 8
     ro.close()
+
+
+def test_duckdb_memory_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A DuckDB store caps DuckDB's buffer pool at half the machine's memory (DuckDB's own
+    default is 80%), or at AFR_DUCKDB_MEMORY_MB; read-only stores too."""
+    def limit(store: DuckDBStore) -> float:  # GiB, as DuckDB shows it ("11.7 GiB")
+        value, unit = store.query("SELECT current_setting('memory_limit')")[0][0].split()
+        assert unit == "GiB"
+        return float(value)
+
+    monkeypatch.delenv("AFR_DUCKDB_MEMORY_MB", raising=False)
+    half = duckdb_store.duckdb_memory_mb()
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    assert abs(half - total / 2 / (1 << 20)) <= 1
+    path = tmp_path / "m.duckdb"
+    store = DuckDBStore(path)
+    assert abs(limit(store) - half / 1024) <= 0.1
+    store.close()
+    monkeypatch.setenv("AFR_DUCKDB_MEMORY_MB", "1536")
+    ro = DuckDBStore(path, read_only=True)
+    assert limit(ro) == 1.5
+    ro.close()
+    monkeypatch.setenv("AFR_DUCKDB_MEMORY_MB", "half")
+    with pytest.raises(StoreError, match="AFR_DUCKDB_MEMORY_MB must be a number"):
+        DuckDBStore(path)
 
 
 def test_missing_duckdb_store_read_only(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from skbutil import write_skb
 
 from afr.embed.hashing import HashingEmbedder
 from afr.load import load_skb_dir
-from afr.store import PostgresStore, postgres_store
+from afr.store import PostgresStore, buffer_advice, describe_store, postgres_store
 from afr.vectors import embed_store
 from afr.vectors.search import search
 
@@ -246,3 +246,29 @@ def test_index_builds_get_memory_and_fall_back_to_one_worker(
     monkeypatch.setenv("AFR_PG_INDEX_MEMORY_MB", "lots")
     with pytest.raises(postgres_store.StoreError, match="AFR_PG_INDEX_MEMORY_MB"):
         postgres_store.hnsw_build_memory_mb(10, 384)
+
+
+@pytest.mark.postgres
+def test_server_memory_reports_the_pool_and_the_hnsw_indexes(embedded_pg: PostgresStore
+                                                            ) -> None:
+    """``afr info`` and ``afr embed`` compare the server's shared_buffers with the HNSW
+    indexes of the store's schema (no other schema's, no B-tree)."""
+    pool, indexes = embedded_pg.server_memory()
+    assert pool == embedded_pg.query(
+        "SELECT pg_size_bytes(current_setting('shared_buffers'))")[0][0]
+    names = [r[0] for r in embedded_pg.query(
+        "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() "
+        "AND indexdef LIKE '%USING hnsw%'")]
+    assert len(names) == 4  # doc and doc_rel: all types, and "common"'s own
+    assert indexes == sum(embedded_pg.query(
+        f"SELECT pg_relation_size('{name}')")[0][0] for name in names) > 0
+    assert describe_store(embedded_pg)["server_memory"] == {
+        "shared_buffers": pool, "vector_indexes": indexes}
+
+
+def test_buffer_advice_only_when_the_pool_is_smaller_than_the_indexes() -> None:
+    advice = buffer_advice((128 << 20, 1200 << 20))
+    assert advice is not None and "128 MB" in advice and "1.2 GB" in advice
+    assert buffer_advice((2 << 30, 1200 << 20)) is None
+    assert buffer_advice((128 << 20, 0)) is None  # nothing embedded yet
+    assert buffer_advice(None) is None  # DuckDB: no server

@@ -73,8 +73,8 @@ def _answers(store: Store, query: GroundingQuery, directed: EdgeDirections, k: i
              ) -> tuple[list[tuple[int, int]], CompiledGrounding]:
     compiled = compile_grounding(query, schema_directed=directed, sql=store.sql,
                                  k=k, l_max=l_max, adjacency=store.has_edge_lists())
-    rows = _run_cyclic(store, compiled, query) if compiled.cyclic else store.query(
-        compiled.statements[-1], _params(compiled.statements[-1], compiled.params))
+    rows = _run_cyclic(store, compiled, query) if compiled.cyclic else store.query_with_columns(
+        compiled.statements[-1], _params(compiled.statements[-1], compiled.params))[1]
     return [(int(node), int(level)) for node, level in rows], compiled
 
 
@@ -126,8 +126,8 @@ def witnesses(store: Store, query: GroundingQuery, answers: list[tuple[int, int]
         others.append((other, ranks))
     if not links:
         return out
-    for link, node, cand, level in store.run("ground/witness.sql", params, links=links,
-                                              adjacency=store.has_edge_lists()):
+    for link, node, cand, level in store.run_tuples("ground/witness.sql", params, links=links,
+                                                     adjacency=store.has_edge_lists()):
         other, ranks = others[int(link)]
         found = out[int(node)].setdefault(other, [])
         if len(found) < WITNESSES_PER_LINK and all(w["node"] != cand for w in found):

@@ -59,7 +59,7 @@ def bm25(store: Store, query: str | Sequence[str], *, params: BM25Params | None 
     terms = list(dict.fromkeys(terms))
     if not terms or (ids is not None and len(ids) == 0):
         return []
-    rows = store.run("lexical/bm25.sql", {
+    rows = store.run_tuples("lexical/bm25.sql", {
         "terms": terms, "types": list(types) if types else None,
         "ids": [int(i) for i in ids] if ids is not None else None,
         "k1": float(params.k1), "b": float(params.b), "k": int(k or 0),

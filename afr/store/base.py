@@ -279,6 +279,11 @@ class Store(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
+    def server_memory(self) -> tuple[int, int] | None:
+        """(shared buffer pool, size of afr's approximate vector indexes) in bytes, for a
+        store served by a database server with such a pool (PostgreSQL); None elsewhere."""
+        return None
+
     # -- facts read once ---------------------------------------------------------------
 
     def fact(self, key: Any, read: Callable[[], T]) -> T:

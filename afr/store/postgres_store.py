@@ -339,6 +339,10 @@ class PostgresStore(Store):
         code = self.type_codes().get(node_type)
         return code if code in self._type_indexes[variant] else None
 
+    def server_memory(self) -> tuple[int, int]:
+        row = self.run("meta/server_memory.sql")[0]
+        return int(row.shared_buffers), int(row.vector_indexes)
+
     def has_vector_index(self, variant: str) -> bool:
         # Remembered once seen: an index only goes away with its table (a rebuild), and a
         # query planned for the index still answers (by a scan) without it.
