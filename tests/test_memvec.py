@@ -66,6 +66,35 @@ def test_matrix_equals_sql_scan(embedded: DuckDBStore) -> None:
     assert matrices._matrices  # the matrices were really used
 
 
+def test_matrix_is_read_in_slices_into_the_same_array(embedded: DuckDBStore,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Building a matrix reads its vectors a slice of one type at a time (no Python object
+    per vector for the whole store): slices of 7 rows give the matrix of one read."""
+    reads = []
+    real = embedded.query_numpy
+
+    def query_numpy(sql, params=None):
+        reads.append(params)
+        return real(sql, params)
+
+    monkeypatch.setattr(embedded, "query_numpy", query_numpy)
+    whole = SearchMatrix.load(embedded, "doc")
+    monkeypatch.setattr(memory, "LOAD_SLICE_ROWS", 7)
+    reads.clear()
+    sliced = SearchMatrix.load(embedded, "doc")
+    (stmt,) = embedded.sql("embed/all_vectors.sql", variant="doc")
+    rows = embedded.query(stmt)  # one read of everything, ordered by type, then id
+    assert [int(r.node_id) for r in rows] == sliced.ids.tolist() == whole.ids.tolist()
+    expected = np.asarray([r.vec for r in rows], dtype=np.float32)
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    assert np.array_equal(sliced.vectors, whole.vectors)
+    assert np.allclose(sliced.vectors, expected, atol=1e-7)
+    assert sliced.blocks == whole.blocks == {"a": (0, 128), "b": (128, 214), "c": (214, 300)}
+    # the rows, then ceil(size / 7) slices per type, each within one type
+    assert len(reads) == 1 + sum(-(-(b - a) // 7) for a, b in sliced.blocks.values())
+    assert all(p is None or p["last"] - p["first"] >= 0 for p in reads)
+
+
 def test_ties_break_by_node_id() -> None:
     vectors = np.array([[1, 0], [0, 1], [1, 0], [1, 0]], dtype=np.float32)
     matrix = SearchMatrix(np.array([4, 5, 7, 9]), vectors, {"t": (0, 4)})

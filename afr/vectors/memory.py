@@ -34,10 +34,12 @@ from pathlib import Path
 
 import numpy as np
 
-from afr.store.base import Store
+from afr.errors import StoreError
+from afr.store.base import Store, used_params
 from afr.vectors.exact import exact_search
 
 DEFAULT_BUDGET_MB = 2048  # per variant; above it the store is searched with SQL
+LOAD_SLICE_ROWS = 65_536  # vectors read per statement when a matrix is built
 _MAGIC = b"AFRVEC1\0"
 _ALIGN = 64
 
@@ -86,16 +88,34 @@ class SearchMatrix:
 
     @classmethod
     def load(cls, store: Store, variant: str) -> SearchMatrix:
-        """Build the matrix from the store's vectors (seconds at PRIME's size)."""
-        (stmt,) = store.sql("embed/all_vectors.sql", variant=variant)
+        """Build the matrix from the store's vectors (seconds at PRIME's size). The rows
+        come first, then the vectors a slice at a time into one float32 array: reading all
+        vectors at once held each as a Python object next to the array (10 GB for 1.9 M
+        384-d vectors)."""
+        (stmt,) = store.sql("embed/vector_rows.sql", variant=variant)
         cols = store.query_numpy(stmt)
         ids = np.asarray(cols["node_id"], dtype=np.int64)
-        if len(ids):
-            vectors = np.stack(cols["vec"]).astype(np.float32, copy=False)
-        else:
-            vectors = np.zeros((0, 0), dtype=np.float32)
-        return cls.from_rows(ids, np.asarray(cols["type"], dtype=object), vectors,
-                             ordered=True)
+        types = np.asarray(cols["type"], dtype=object)
+        if not len(ids):
+            return cls.from_rows(ids, types, np.zeros((0, 0), dtype=np.float32), ordered=True)
+        (range_stmt,) = store.sql("embed/vector_range.sql", variant=variant)
+        starts = np.flatnonzero(np.r_[True, types[1:] != types[:-1]])
+        stops = np.r_[starts[1:], len(types)]
+        vectors: np.ndarray | None = None
+        for start, stop in zip(starts.tolist(), stops.tolist(), strict=True):
+            for a in range(start, stop, LOAD_SLICE_ROWS):
+                b = min(a + LOAD_SLICE_ROWS, stop)
+                part = store.query_numpy(range_stmt, used_params(range_stmt, {
+                    "type": str(types[a]), "first": int(ids[a]), "last": int(ids[b - 1])}))
+                if len(part["vec"]) != b - a:
+                    raise StoreError(f"the {variant!r} vectors changed while they were read; "
+                                     "try again")
+                block = np.stack(part["vec"]).astype(np.float32, copy=False)
+                if vectors is None:
+                    vectors = np.empty((len(ids), block.shape[1]), dtype=np.float32)
+                vectors[a:b] = block
+        assert vectors is not None
+        return cls.from_rows(ids, types, vectors, ordered=True)
 
     # -- search ------------------------------------------------------------------------
 
@@ -173,9 +193,10 @@ class SearchMatrix:
                 tmp = Path(fh.name)
                 fh.write(_MAGIC + len(head).to_bytes(8, "little") + head)
                 fh.write(b"\0" * (ids_at - fh.tell()))
-                fh.write(np.ascontiguousarray(self.ids, dtype="<i8").tobytes())
+                fh.write(_bytes_of(np.ascontiguousarray(self.ids, dtype="<i8")))
                 fh.write(b"\0" * (vectors_at - fh.tell()))
-                fh.write(np.ascontiguousarray(self.vectors, dtype="<f4").tobytes())
+                # through the buffer protocol: no second copy of a multi-GB matrix
+                fh.write(_bytes_of(np.ascontiguousarray(self.vectors, dtype="<f4")))
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, path)
@@ -184,6 +205,10 @@ class SearchMatrix:
             if tmp is not None:
                 with contextlib.suppress(OSError):
                     tmp.unlink()
+
+
+def _bytes_of(array: np.ndarray) -> memoryview | bytes:
+    return memoryview(array).cast("B") if array.size else b""
 
 
 def _aligned(offset: int) -> int:

@@ -1,0 +1,7 @@
+-- The rows of one variant's search matrix, without their vectors: node id and type,
+-- ordered by type, then node id (the block layout of afr.vectors.memory, which then
+-- reads the vectors a range at a time: vector_range.sql).
+SELECT e.node_id, n.type
+FROM emb_{{ variant }} AS e
+JOIN nodes AS n ON n.id = e.node_id
+ORDER BY n.type, e.node_id
