@@ -153,9 +153,9 @@ def main() -> None:
     parser.add_argument("--pg-url", help="PostgreSQL URL (default: a pgserver of its own)")
     parser.add_argument("--keep-pg", action="store_true",
                         help="keep the pgserver's data, loaded and embedded, for the next run")
-    parser.add_argument("--pg-shared-buffers", default="2GB",
-                        help="shared_buffers of the bench's own pgserver (PostgreSQL's "
-                             "default is 128MB; the HNSW indexes at PRIME size take 1 GB)")
+    parser.add_argument("--pg-shared-buffers", metavar="SIZE",
+                        help="set shared_buffers of the bench's own pgserver (a restart; "
+                             "kept with --keep-pg). PostgreSQL's default is 128MB")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
     from synth_skb import generate
@@ -181,7 +181,8 @@ def main() -> None:
             if url is None:
                 server = pg_server(args.work, keep=args.keep_pg)
                 servers.append(server)
-                set_shared_buffers(server, args.pg_shared_buffers)
+                if args.pg_shared_buffers:
+                    set_shared_buffers(server, args.pg_shared_buffers)
                 url = server.get_uri()
             store = open_store(url, schema="bench")
             prepare(store, data, embedder, "postgres", lexical=not args.no_lexical)

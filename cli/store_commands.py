@@ -112,7 +112,6 @@ def embed(ctx: Context, model: str | None, variants: tuple[str, ...], batch_size
     """
     from afr.embed import make_embedder
     from afr.embed.spec import spec_for_store
-    from afr.store import buffer_advice
     from afr.vectors import embed_store
 
     store = ctx.open(write=True)
@@ -123,7 +122,6 @@ def embed(ctx: Context, model: str | None, variants: tuple[str, ...], batch_size
                              batch_size=batch_size, rebuild=rebuild, progress=ctx.progress)
         if lexical:
             build_index(ctx, store)
-        advice = buffer_advice(store.server_memory())
     finally:
         store.close()  # at once, also after a failure: DuckDB allows one writer
     if report.resumed:
@@ -134,8 +132,6 @@ def embed(ctx: Context, model: str | None, variants: tuple[str, ...], batch_size
     if report.rebuilt:
         click.echo(f"rebuilt {', '.join(report.rebuilt)}: the new vectors replace the old ones")
     click.echo(f"done in {report.seconds:.1f} s")
-    if advice:
-        note(advice)
 
 
 @click.command()
@@ -144,7 +140,7 @@ def embed(ctx: Context, model: str | None, variants: tuple[str, ...], batch_size
 @handle_errors
 def info(ctx: Context, as_json: bool) -> None:
     """What the store holds: SKB, counts per node and edge type, embeddings, runs."""
-    from afr.store import buffer_advice, describe_store, size_text
+    from afr.store import describe_store, size_text
 
     store = ctx.open(read_only=True)
     data = describe_store(store)
@@ -177,9 +173,6 @@ def info(ctx: Context, as_json: bool) -> None:
     if memory is not None:
         click.echo(f"server:   shared_buffers {size_text(memory['shared_buffers'])}, "
                    f"afr's HNSW indexes {size_text(memory['vector_indexes'])}")
-        advice = buffer_advice((memory["shared_buffers"], memory["vector_indexes"]))
-        if advice:
-            note(advice)
 
 
 @click.command()

@@ -12,7 +12,7 @@ from skbutil import write_skb
 
 from afr.embed.hashing import HashingEmbedder
 from afr.load import load_skb_dir
-from afr.store import PostgresStore, buffer_advice, describe_store, postgres_store
+from afr.store import PostgresStore, describe_store, postgres_store, size_text
 from afr.vectors import embed_store
 from afr.vectors.search import search
 
@@ -251,8 +251,8 @@ def test_index_builds_get_memory_and_fall_back_to_one_worker(
 @pytest.mark.postgres
 def test_server_memory_reports_the_pool_and_the_hnsw_indexes(embedded_pg: PostgresStore
                                                             ) -> None:
-    """``afr info`` and ``afr embed`` compare the server's shared_buffers with the HNSW
-    indexes of the store's schema (no other schema's, no B-tree)."""
+    """``afr info`` shows the server's shared_buffers next to the HNSW indexes of the
+    store's schema (no other schema's, no B-tree)."""
     pool, indexes = embedded_pg.server_memory()
     assert pool == embedded_pg.query(
         "SELECT pg_size_bytes(current_setting('shared_buffers'))")[0][0]
@@ -266,9 +266,7 @@ def test_server_memory_reports_the_pool_and_the_hnsw_indexes(embedded_pg: Postgr
         "shared_buffers": pool, "vector_indexes": indexes}
 
 
-def test_buffer_advice_only_when_the_pool_is_smaller_than_the_indexes() -> None:
-    advice = buffer_advice((128 << 20, 1200 << 20))
-    assert advice is not None and "128 MB" in advice and "1.2 GB" in advice
-    assert buffer_advice((2 << 30, 1200 << 20)) is None
-    assert buffer_advice((128 << 20, 0)) is None  # nothing embedded yet
-    assert buffer_advice(None) is None  # DuckDB: no server
+def test_sizes_are_written_for_people() -> None:
+    assert size_text(128 << 20) == "128 MB"
+    assert size_text(1016 << 20) == "1.0 GB"  # not "1016 MB"
+    assert size_text(3 << 30) == "3.0 GB"

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 from afr.errors import StoreError
 from afr.store.base import Store
 from afr.store.duckdb_store import DuckDBStore
-from afr.store.summary import buffer_advice, describe_store, size_text
+from afr.store.summary import describe_store, size_text
 
 if TYPE_CHECKING:
     from afr.store.postgres_store import PostgresStore
 
 __all__ = ["DEFAULT_DB", "DuckDBStore", "PostgresStore", "Store", "chosen_db",
-           "buffer_advice", "describe_store", "size_text", "is_postgres_url", "open_store", "resolve_db", "store_ddl_for"]
+           "describe_store", "size_text", "is_postgres_url", "open_store", "resolve_db", "store_ddl_for"]
 
 DEFAULT_DB = "afr.duckdb"  # in the working directory
 

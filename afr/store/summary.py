@@ -51,24 +51,8 @@ def _server_memory(store: Store) -> dict[str, int] | None:
     return {"shared_buffers": memory[0], "vector_indexes": memory[1]}
 
 
-def buffer_advice(memory: tuple[int, int] | None) -> str | None:
-    """A note when the server's buffer pool is smaller than afr's vector indexes
-    (``Store.server_memory``): each search then copies index pages in from the OS page
-    cache (PostgreSQL's default pool is 128 MB; a PRIME-size SKB's HNSW indexes take about
-    1 GB)."""
-    if memory is None:
-        return None
-    pool, indexes = memory
-    if indexes == 0 or pool >= indexes:
-        return None
-    return (f"the server's shared_buffers ({size_text(pool)}) is smaller than afr's HNSW "
-            f"indexes ({size_text(indexes)}): searches copy index pages in from the OS "
-            f"cache on every ask; set shared_buffers to at least {size_text(indexes)} "
-            "(postgresql.conf, then restart the server) for faster asks")
-
-
 def size_text(n: int) -> str:
     """Bytes for people: 128 MB, 1.1 GB."""
-    if n >= 1 << 30:
+    if n >= 1000 << 20:  # "1.0 GB", not "1016 MB"
         return f"{n / (1 << 30):.1f} GB"
     return f"{n / (1 << 20):.0f} MB"
