@@ -95,6 +95,27 @@ def test_matrix_is_read_in_slices_into_the_same_array(embedded: DuckDBStore,
     assert all(p is None or p["last"] - p["first"] >= 0 for p in reads)
 
 
+def test_matrix_file_is_streamed_slice_by_slice(embedded: DuckDBStore, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """`afr embed` writes a matrix file from slices of the store without holding the
+    matrix: the file is byte for byte the one a loaded matrix saves, and maps to it."""
+    monkeypatch.setattr(memory, "LOAD_SLICE_ROWS", 7)
+    loaded = SearchMatrix.load(embedded, "doc")
+    version = embedded.meta_fact(memory.version_key("doc"))
+    loaded.save(tmp_path / "loaded.afrvec", version)
+
+    def no_load(*args, **kwargs):
+        raise AssertionError("the whole matrix was built")
+
+    monkeypatch.setattr(SearchMatrix, "load", no_load)
+    path = memory.matrix_path(embedded, "doc")
+    path.unlink(missing_ok=True)
+    assert memory.write_matrix_file(embedded, "doc")
+    assert path.read_bytes() == (tmp_path / "loaded.afrvec").read_bytes()
+    mapped = memory.open_matrix(path, version, 32)
+    assert mapped is not None and np.array_equal(mapped.vectors, loaded.vectors)
+
+
 def test_ties_break_by_node_id() -> None:
     vectors = np.array([[1, 0], [0, 1], [1, 0], [1, 0]], dtype=np.float32)
     matrix = SearchMatrix(np.array([4, 5, 7, 9]), vectors, {"t": (0, 4)})

@@ -28,7 +28,7 @@ import tempfile
 import threading
 import uuid
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,46 +75,23 @@ class SearchMatrix:
         if not ordered:
             order = np.lexsort((ids, types.astype(str)))
             ids, types, vectors = ids[order], types[order], vectors[order]
-        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        vectors /= np.where(norms > 0, norms, 1.0)
-        blocks: dict[str, tuple[int, int]] = {}
-        if len(types):
-            starts = np.flatnonzero(np.r_[True, types[1:] != types[:-1]])
-            stops = np.r_[starts[1:], len(types)]
-            blocks = {str(types[a]): (int(a), int(b)) for a, b in zip(starts, stops,
-                                                                       strict=True)}
+        vectors = _normalized(vectors)
+        blocks = _type_blocks(types)
         return cls(ids, vectors, blocks)
 
     @classmethod
     def load(cls, store: Store, variant: str) -> SearchMatrix:
-        """Build the matrix from the store's vectors (seconds at PRIME's size). The rows
-        come first, then the vectors a slice at a time into one float32 array: reading all
-        vectors at once held each as a Python object next to the array (10 GB for 1.9 M
-        384-d vectors)."""
-        (stmt,) = store.sql("embed/vector_rows.sql", variant=variant)
-        cols = store.query_numpy(stmt)
-        ids = np.asarray(cols["node_id"], dtype=np.int64)
-        types = np.asarray(cols["type"], dtype=object)
-        if not len(ids):
-            return cls.from_rows(ids, types, np.zeros((0, 0), dtype=np.float32), ordered=True)
-        (range_stmt,) = store.sql("embed/vector_range.sql", variant=variant)
-        starts = np.flatnonzero(np.r_[True, types[1:] != types[:-1]])
-        stops = np.r_[starts[1:], len(types)]
+        """Build the matrix from the store's vectors (seconds at PRIME's size): its rows
+        first, then the vectors a slice at a time into one float32 array (one statement
+        for all of them held each as a Python object: 10 GB for 1.9 M 384-d vectors)."""
+        ids, types = _matrix_rows(store, variant)
         vectors: np.ndarray | None = None
-        for start, stop in zip(starts.tolist(), stops.tolist(), strict=True):
-            for a in range(start, stop, LOAD_SLICE_ROWS):
-                b = min(a + LOAD_SLICE_ROWS, stop)
-                part = store.query_numpy(range_stmt, used_params(range_stmt, {
-                    "type": str(types[a]), "first": int(ids[a]), "last": int(ids[b - 1])}))
-                if len(part["vec"]) != b - a:
-                    raise StoreError(f"the {variant!r} vectors changed while they were read; "
-                                     "try again")
-                block = np.stack(part["vec"]).astype(np.float32, copy=False)
-                if vectors is None:
-                    vectors = np.empty((len(ids), block.shape[1]), dtype=np.float32)
-                vectors[a:b] = block
-        assert vectors is not None
+        for a, b, block in _vector_slices(store, variant, ids, types):
+            if vectors is None:
+                vectors = np.empty((len(ids), block.shape[1]), dtype=np.float32)
+            vectors[a:b] = block
+        if vectors is None:
+            vectors = np.zeros((0, 0), dtype=np.float32)
         return cls.from_rows(ids, types, vectors, ordered=True)
 
     # -- search ------------------------------------------------------------------------
@@ -177,34 +154,84 @@ class SearchMatrix:
     # -- files -------------------------------------------------------------------------
 
     def save(self, path: Path, version: str) -> None:
-        """Write the matrix to ``path`` for the store's vector ``version``, atomically: a
-        temporary file in the same folder, renamed over the old one when complete, so a
-        failed write (full disk, crash) leaves the previous file or none, never half."""
+        """Write the matrix to ``path`` for the store's vector ``version`` (atomically, as
+        ``_write_file``)."""
         n, dim = self.vectors.shape if self.vectors.ndim == 2 else (0, 0)
-        header = {"version": version, "count": int(n), "dim": int(dim),
-                  "blocks": {t: list(span) for t, span in self.blocks.items()}}
-        head = json.dumps(header).encode("utf-8")
-        ids_at = _aligned(len(_MAGIC) + 8 + len(head))
-        vectors_at = _aligned(ids_at + 8 * n)
-        tmp = None
-        try:
-            with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name + ".",
-                                             suffix=".tmp", delete=False) as fh:
-                tmp = Path(fh.name)
-                fh.write(_MAGIC + len(head).to_bytes(8, "little") + head)
-                fh.write(b"\0" * (ids_at - fh.tell()))
-                fh.write(_bytes_of(np.ascontiguousarray(self.ids, dtype="<i8")))
-                fh.write(b"\0" * (vectors_at - fh.tell()))
+        _write_file(path, version, self.ids, self.blocks, dim, [self.vectors])
+
+
+def _matrix_rows(store: Store, variant: str) -> tuple[np.ndarray, np.ndarray]:
+    """The ids and types of a variant's matrix rows, ordered by type, then id."""
+    (stmt,) = store.sql("embed/vector_rows.sql", variant=variant)
+    cols = store.query_numpy(stmt)
+    return np.asarray(cols["node_id"], dtype=np.int64), np.asarray(cols["type"], dtype=object)
+
+
+def _type_blocks(types: np.ndarray) -> dict[str, tuple[int, int]]:
+    if not len(types):
+        return {}
+    starts = np.flatnonzero(np.r_[True, types[1:] != types[:-1]])
+    stops = np.r_[starts[1:], len(types)]
+    return {str(types[a]): (int(a), int(b)) for a, b in zip(starts, stops, strict=True)}
+
+
+def _vector_slices(store: Store, variant: str, ids: np.ndarray, types: np.ndarray
+                   ) -> Iterator[tuple[int, int, np.ndarray]]:
+    """(first row, end row, float32 vectors) of ``LOAD_SLICE_ROWS`` rows at most, each
+    within one type, in row order (``_matrix_rows``)."""
+    (stmt,) = store.sql("embed/vector_range.sql", variant=variant)
+    for start, stop in _type_blocks(types).values():
+        for a in range(start, stop, LOAD_SLICE_ROWS):
+            b = min(a + LOAD_SLICE_ROWS, stop)
+            part = store.query_numpy(stmt, used_params(stmt, {
+                "type": str(types[a]), "first": int(ids[a]), "last": int(ids[b - 1])}))
+            if len(part["vec"]) != b - a:
+                raise StoreError(f"the {variant!r} vectors changed while they were read; "
+                                 "try again")
+            yield a, b, np.stack(part["vec"]).astype(np.float32, copy=False)
+
+
+def _normalized(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows kept), in place where the array allows."""
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors /= np.where(norms > 0, norms, 1.0)
+    return vectors
+
+
+def _write_file(path: Path, version: str, ids: np.ndarray, blocks: dict[str, tuple[int, int]],
+                dim: int, chunks: Iterable[np.ndarray]) -> None:
+    """Write a matrix file from its ids and its vector rows, chunk after chunk, atomically:
+    a temporary file in the same folder, renamed over the old one when complete, so a
+    failed write (full disk, crash) leaves the previous file or none, never half."""
+    n = len(ids)
+    header = {"version": version, "count": int(n), "dim": int(dim),
+              "blocks": {t: list(span) for t, span in blocks.items()}}
+    head = json.dumps(header).encode("utf-8")
+    ids_at = _aligned(len(_MAGIC) + 8 + len(head))
+    vectors_at = _aligned(ids_at + 8 * n)
+    tmp = None
+    try:
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name + ".",
+                                         suffix=".tmp", delete=False) as fh:
+            tmp = Path(fh.name)
+            fh.write(_MAGIC + len(head).to_bytes(8, "little") + head)
+            fh.write(b"\0" * (ids_at - fh.tell()))
+            fh.write(_bytes_of(np.ascontiguousarray(ids, dtype="<i8")))
+            fh.write(b"\0" * (vectors_at - fh.tell()))
+            for chunk in chunks:
                 # through the buffer protocol: no second copy of a multi-GB matrix
-                fh.write(_bytes_of(np.ascontiguousarray(self.vectors, dtype="<f4")))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-            tmp = None
-        finally:
-            if tmp is not None:
-                with contextlib.suppress(OSError):
-                    tmp.unlink()
+                fh.write(_bytes_of(np.ascontiguousarray(chunk, dtype="<f4")))
+            if fh.tell() != vectors_at + 4 * n * dim:
+                raise StoreError(f"internal: matrix file {path} came out the wrong size")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        tmp = None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
 
 
 def _bytes_of(array: np.ndarray) -> memoryview | bytes:
@@ -258,13 +285,26 @@ def write_matrix_file(store: Store, variant: str, matrix: SearchMatrix | None = 
     created = not path.parent.exists()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        (matrix or SearchMatrix.load(store, variant)).save(path, version)
+        if matrix is not None:
+            matrix.save(path, version)
+        else:
+            _stream_matrix_file(store, variant, path, version)
         return True
     except OSError:
         if created:
             with contextlib.suppress(OSError):
                 path.parent.rmdir()  # only if empty: nothing of ours left behind
         return False
+
+
+def _stream_matrix_file(store: Store, variant: str, path: Path, version: str) -> None:
+    """The matrix file straight from the store, a normalised slice at a time: the whole
+    matrix (2.9 GB at MAG size) is never in memory, only in the file."""
+    model = store.embedding_model(variant)
+    ids, types = _matrix_rows(store, variant)
+    dim = model[1] if model is not None and len(ids) else 0
+    slices = (_normalized(block) for _, _, block in _vector_slices(store, variant, ids, types))
+    _write_file(path, version, ids, _type_blocks(types), dim, slices)
 
 
 class SearchMatrices:
