@@ -13,6 +13,7 @@ The dialect rule: a template named ``dir/name.sql`` runs as ``dir/name.<dialect>
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 from abc import ABC, abstractmethod
@@ -516,6 +517,18 @@ def migration_file(version: int) -> str:
     if not matches:
         raise StoreError(f"afr is missing its schema file for version {version}")
     return f"schema/{matches[0].name}"
+
+
+def env_megabytes(name: str, *, floor: int) -> int | None:
+    """A size in megabytes from environment variable ``name`` (at least ``floor``); None
+    when it is unset; a one-line error when it is not a whole number."""
+    env = os.environ.get(name)
+    if not env:
+        return None
+    try:
+        return max(floor, int(env))
+    except ValueError:
+        raise StoreError(f"{name} must be a number of megabytes, not {env!r}") from None
 
 
 def used_params(stmt: str, params: dict[str, Any] | None) -> dict[str, Any] | None:

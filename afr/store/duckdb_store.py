@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from afr.errors import StoreError
-from afr.store.base import SKB_TABLES, Store, check_identifier, decode_json_columns
+from afr.store.base import (
+    SKB_TABLES,
+    Store,
+    check_identifier,
+    decode_json_columns,
+    env_megabytes,
+)
 from afr.store.dialect import DUCKDB
 
 if TYPE_CHECKING:  # imported where arrays are made: `afr sql` needs none
@@ -19,21 +25,17 @@ if TYPE_CHECKING:  # imported where arrays are made: `afr sql` needs none
 
 
 # DuckDB's buffer pool, as a share of the machine's memory (AFR_DUCKDB_MEMORY_MB sets it
-# in megabytes): DuckDB's own default is 80%, which left a MAG-size bench process at 17.8 GB
-# of 24; DuckDB's guide suggests 50-60% where operations outside the pool need room too.
+# in megabytes): DuckDB's own default is 80%; its guide suggests 50-60% where work outside
+# the pool (afr's matrices, embedding batches) needs room too.
 DUCKDB_MEMORY_SHARE = 0.5
 _DUCKDB_MEMORY_MIN_MB = 256
 
 
 def duckdb_memory_mb() -> int:
     """The memory limit a DuckDB store sets, in megabytes."""
-    env = os.environ.get("AFR_DUCKDB_MEMORY_MB")
-    if env:
-        try:
-            return max(_DUCKDB_MEMORY_MIN_MB, int(env))
-        except ValueError:
-            raise StoreError(f"AFR_DUCKDB_MEMORY_MB must be a number of megabytes, "
-                             f"not {env!r}") from None
+    given = env_megabytes("AFR_DUCKDB_MEMORY_MB", floor=_DUCKDB_MEMORY_MIN_MB)
+    if given is not None:
+        return given
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):  # no sysconf (Windows): a fixed guess
@@ -59,7 +61,9 @@ class DuckDBStore(Store):
             except OSError as exc:
                 raise StoreError(f"cannot create {self.path.parent}: {exc.strerror}") from None
         try:
-            self.con = duckdb.connect(str(self.path), read_only=read_only)
+            # a connection setting, not a statement: no template to render on every open
+            self.con = duckdb.connect(str(self.path), read_only=read_only,
+                                      config={"memory_limit": f"{duckdb_memory_mb()}MiB"})
         except duckdb.IOException as exc:
             msg = str(exc)
             if "lock" in msg.lower():
@@ -72,8 +76,6 @@ class DuckDBStore(Store):
             raise StoreError(f"cannot open {self.path}: {str(exc).splitlines()[0]}") from None
         self._in_tx = False
         self.con.execute("SET enable_progress_bar = false")
-        for stmt in self.sql("setup/memory_limit.sql", mb=duckdb_memory_mb()):
-            self.con.execute(stmt)
         if read_only:
             # A read-only store runs what users type (`afr sql`): the file is read-only
             # already, but COPY … TO, ATTACH or extension installs would still write

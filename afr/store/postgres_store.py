@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import tempfile
 import time
@@ -17,7 +16,14 @@ import psycopg
 from psycopg import sql as pgsql
 
 from afr.errors import StoreConnectionError, StoreError
-from afr.store.base import SKB_TABLES, Store, check_identifier, duckdb_sql, redact_url
+from afr.store.base import (
+    SKB_TABLES,
+    Store,
+    check_identifier,
+    duckdb_sql,
+    env_megabytes,
+    redact_url,
+)
 from afr.store.dialect import POSTGRES
 
 _COPY_CHUNK = 1 << 20
@@ -34,13 +40,7 @@ def hnsw_build_memory_mb(rows: int, dim: int) -> int:
     """maintenance_work_mem for an HNSW build over ``rows`` vectors of ``dim``: about what
     pgvector's in-memory graph takes (the vector and ~2 x m neighbour links per element,
     m = 16), at least the server default, at most AFR_PG_INDEX_MEMORY_MB."""
-    cap = HNSW_BUILD_MEMORY_MB
-    if env := os.environ.get("AFR_PG_INDEX_MEMORY_MB"):
-        try:
-            cap = max(64, int(env))
-        except ValueError:
-            raise StoreError(f"AFR_PG_INDEX_MEMORY_MB must be a number of megabytes, "
-                             f"not {env!r}") from None
+    cap = env_megabytes("AFR_PG_INDEX_MEMORY_MB", floor=64) or HNSW_BUILD_MEMORY_MB
     need = rows * (dim * 4 + 512) * 5 // 4 >> 20
     return max(64, min(cap, need))
 

@@ -156,7 +156,7 @@ class SearchMatrix:
     def save(self, path: Path, version: str) -> None:
         """Write the matrix to ``path`` for the store's vector ``version`` (atomically, as
         ``_write_file``)."""
-        n, dim = self.vectors.shape if self.vectors.ndim == 2 else (0, 0)
+        dim = self.vectors.shape[1] if self.vectors.ndim == 2 else 0
         _write_file(path, version, self.ids, self.blocks, dim, [self.vectors])
 
 
