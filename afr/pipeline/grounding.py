@@ -20,7 +20,7 @@ from afr.ground.run import witnesses
 from afr.pipeline.config import AskConfig
 from afr.pipeline.filters import AttributeCatalog
 from afr.pipeline.result import Candidate
-from afr.pipeline.symbols import SymbolCandidates, retrieve_symbols
+from afr.pipeline.symbols import SymbolCandidates, complete_symbols, retrieve_symbols
 from afr.pipeline.timing import Timer
 from afr.settings import ranking_settings
 from afr.store.base import Store
@@ -86,7 +86,26 @@ def ground_cypher(store: Store, schema: SkbSchema, embedder: Embedder,
         lexical = config.ranking == "hybrid" and bool(ranking_settings()["symbols_lexical"])
         out.symbols = retrieve_symbols(store, embedder, resolved, catalog, l_max=config.l_max,
                                        exact_names_first=config.exact_names_first,
-                                       lexical=lexical)
+                                       lexical=lexical, defer=True)
+    with timer.step("5_grounding"):
+        out.query = grounding_query(resolved, out.symbols)
+        if out.query is not None:
+            out.result = ground(store, out.query, k=config.k, l_max=config.l_max)
+    deferred = [var for var, s in out.symbols.items() if s.deferred is not None]
+    if not deferred:
+        return out
+    if out.result is not None and len(out.result.answers) >= config.k:
+        # The exact names alone are every constant's level 1: k answers there are
+        # where the full grounding stops too, so the similarity searches cannot change
+        # the answers, and are never run.
+        for var in deferred:
+            out.symbols[var].deferred = None
+            out.symbols[var].notes.append(
+                f"similar names not searched: the exact names ground {config.k} or more "
+                "answers at level 1")
+        return out
+    with timer.step("4_symbols"):
+        complete_symbols(store, embedder, out.symbols, l_max=config.l_max)
     with timer.step("5_grounding"):
         out.query = grounding_query(resolved, out.symbols)
         if out.query is not None:

@@ -3,15 +3,19 @@
 A constant (a symbol with a name/title) gets its top-``l_max`` nodes by vector
 similarity of its search string over the relation-free documents, among the nodes that
 pass its hard attribute filters (filters first, then the cut — the reference code cuts
-first). Exact name or alias matches lead the list. A filter that cannot be applied is
-appended to the search string instead. A variable with filters keeps every matching
-node as its domain.
+first). Exact name or alias matches lead the list (score 1.0). A filter that cannot be
+applied is appended to the search string instead. A variable with filters keeps every
+matching node as its domain.
 
 A substring condition on the name (``b.name CONTAINS "python"``, STARTS WITH, ENDS WITH)
 means what Cypher means: the constant is every node whose name or an alias matches
 (case-insensitive), all of them at scope level 1 (at most ``PATTERN_CAP`` · l_max, the
 most similar first). When no node matches, the string is searched by similarity as an
 ``=`` would be, and a note says so.
+
+The similarity search can wait (``retrieve_symbols(defer=True)``): when every constant has
+exact name matches, step 5 grounds with those alone first, and ``complete_symbols`` runs
+the searches only when that grounds fewer than k answers (``afr.pipeline.grounding``).
 """
 
 from __future__ import annotations
@@ -44,6 +48,28 @@ class SymbolCandidates:
     allowed: list[int] | None = None  # variables with filters: their domain
     filters: FilterResult | None = None
     notes: list[str] = field(default_factory=list)
+    # set while the similarity search waits (retrieve_symbols' defer): ids are the
+    # exact name matches alone
+    deferred: _Deferred | None = field(default=None, repr=False)
+
+
+@dataclass
+class _Search:
+    """A constant's similarity search, as prepared: what it ranks, among which nodes."""
+
+    strings: list[str]
+    types: list[str] | None
+    allowed: list[int] | None
+    limit: int
+
+
+@dataclass
+class _Deferred:
+    """A similarity search not run yet, and the exact name matches that lead its list."""
+
+    plan: _Search
+    lead: list[int]
+    lexical: bool
 
 
 def _condition_text(c: Condition) -> str:
@@ -62,12 +88,10 @@ def _interleave(lists: list[list[tuple[int, float]]], limit: int) -> list[tuple[
     return out[:limit]
 
 
-def _search_symbol(
-    store: Store, embedder: Embedder, sym: ResolvedSymbol, catalog: AttributeCatalog, *,
-    l_max: int, lexical: bool = False,
-) -> tuple[SymbolCandidates, list[tuple[int, float]] | None]:
-    """A symbol's filters and, for a constant, its vector-similarity ranking (None when
-    there is nothing to rank)."""
+def _prepare_symbol(store: Store, sym: ResolvedSymbol, catalog: AttributeCatalog, *,
+                    l_max: int) -> tuple[SymbolCandidates, _Search | None]:
+    """A symbol's filters and, for a constant, the search that ranks its candidates (None
+    when there is nothing to rank)."""
     out = SymbolCandidates(sym.var, sym.is_constant)
     if sym.conditions:
         out.filters = filter_nodes(store, sym.node_type, sym.conditions, catalog)
@@ -83,7 +107,6 @@ def _search_symbol(
     if allowed is not None and not allowed:
         out.notes.append("no node passes the attribute filters")
         return out, None
-    types = [sym.node_type] if sym.node_type else None
     limit = l_max
     if sym.name_patterns:
         shown = " AND ".join(f"{c.attribute} {c.op} {c.value!r}" for c in sym.name_patterns)
@@ -98,14 +121,31 @@ def _search_symbol(
             allowed, limit = matched, min(len(matched), cap)
         else:
             out.notes.append(f"{shown}: no name or alias matches; searched by similarity")
+    types = [sym.node_type] if sym.node_type else None
+    return out, _Search(strings, types, allowed, limit)
+
+
+def _rank(store: Store, embedder: Embedder, plan: _Search, *, lexical: bool = False
+          ) -> list[tuple[int, float]]:
+    """A constant's candidates by vector similarity of its search strings (interleaved)."""
     ranked_lists = []
-    for text in strings:
+    for text in plan.strings:
         vec = query_vector(store, embedder, text)
-        found = search(store, "doc", vec, limit, types=types, ids=allowed)
+        found = search(store, "doc", vec, plan.limit, types=plan.types, ids=plan.allowed)
         if lexical:
-            found = _fuse_lexical(store, text, found, types, allowed, limit)
+            found = _fuse_lexical(store, text, found, plan.types, plan.allowed, plan.limit)
         ranked_lists.append(found)
-    return out, _interleave(ranked_lists, limit)
+    return _interleave(ranked_lists, plan.limit)
+
+
+def _search_symbol(
+    store: Store, embedder: Embedder, sym: ResolvedSymbol, catalog: AttributeCatalog, *,
+    l_max: int, lexical: bool = False,
+) -> tuple[SymbolCandidates, list[tuple[int, float]] | None]:
+    """A symbol's filters and, for a constant, its vector-similarity ranking (None when
+    there is nothing to rank)."""
+    out, plan = _prepare_symbol(store, sym, catalog, l_max=l_max)
+    return out, _rank(store, embedder, plan, lexical=lexical) if plan else None
 
 
 def _fuse_lexical(store: Store, text: str, found: list[tuple[int, float]],
@@ -164,33 +204,59 @@ def _exact_names_scan(store: Store, wanted: list[tuple[ResolvedSymbol, list[int]
 
 def retrieve_symbols(
     store: Store, embedder: Embedder, query: ResolvedQuery, catalog: AttributeCatalog, *,
-    l_max: int, exact_names_first: bool = True, lexical: bool = False,
+    l_max: int, exact_names_first: bool = True, lexical: bool = False, defer: bool = False,
 ) -> dict[str, SymbolCandidates]:
     """``lexical``: fuse each constant's vector ranking with BM25 (needs the lexical
-    index; the hybrid ranking's ``[ranking] symbols_lexical``, on by default)."""
+    index; the hybrid ranking's ``[ranking] symbols_lexical``, on by default).
+
+    ``defer``: when every constant has exact name matches (and none is a name pattern),
+    each one's candidates are those matches alone for now, and its similarity search waits
+    (``SymbolCandidates.deferred``) for ``complete_symbols``. The grounding needs the
+    search only when the exact names, all at level 1, ground fewer than k answers."""
     lexical = lexical and has_lexical_index(store)
-    searched = {var: _search_symbol(store, embedder, sym, catalog, l_max=l_max,
-                                    lexical=lexical)
+    prepared = {var: _prepare_symbol(store, sym, catalog, l_max=l_max)
                 for var, sym in query.symbols.items()}
-    ranked_vars = [var for var, (_, ranked) in searched.items() if ranked is not None]
-    exact = _exact_names(store, [(query.symbols[var], searched[var][0].filters.ids
-                                  if searched[var][0].filters else None)
-                                 for var in ranked_vars], l_max=l_max) \
-        if exact_names_first else [[] for _ in ranked_vars]
-    for var, lead_ids in zip(ranked_vars, exact, strict=True):
-        out, ranked = searched[var]
-        assert ranked is not None
-        if exact_names_first:
-            scores = dict(ranked)
-            if out.pattern:  # the filter decides; exact names only order its nodes
-                lead_ids = [i for i in lead_ids if i in scores]
-            lead = [(i, scores.get(i, 1.0)) for i in lead_ids]
-            ranked = lead + [r for r in ranked if r[0] not in set(lead_ids)]
-            if not out.pattern:
-                ranked = ranked[:l_max]
-            out.exact = len(lead)
-        if out.pattern:
-            out.exact = len(ranked)  # a filter's nodes are all the constant: level 1
-        out.ids = [i for i, _ in ranked]
-        out.scores = [s for _, s in ranked]
-    return {var: out for var, (out, _) in searched.items()}
+    plans = {var: plan for var, (_, plan) in prepared.items() if plan is not None}
+    wanted = [(query.symbols[var], prepared[var][0].filters.ids
+               if prepared[var][0].filters else None) for var in plans]
+    leads = dict(zip(plans, _exact_names(store, wanted, l_max=l_max)
+                     if exact_names_first else [[] for _ in plans], strict=True))
+    defer = defer and bool(plans) and all(leads[var] and not prepared[var][0].pattern
+                                          for var in plans)
+    for var, plan in plans.items():
+        out = prepared[var][0]
+        if defer:
+            _place(out, [], leads[var], l_max)
+            out.deferred = _Deferred(plan, leads[var], lexical)
+        else:
+            _place(out, _rank(store, embedder, plan, lexical=lexical), leads[var], l_max)
+    return {var: out for var, (out, _) in prepared.items()}
+
+
+def complete_symbols(store: Store, embedder: Embedder, symbols: dict[str, SymbolCandidates],
+                     *, l_max: int) -> bool:
+    """Run the similarity searches ``retrieve_symbols`` deferred: each constant gets the
+    candidates it would have had without ``defer``. False when none was deferred."""
+    pending = [out for out in symbols.values() if out.deferred is not None]
+    for out in pending:
+        wait = out.deferred
+        assert wait is not None
+        _place(out, _rank(store, embedder, wait.plan, lexical=wait.lexical), wait.lead, l_max)
+        out.deferred = None
+    return bool(pending)
+
+
+def _place(out: SymbolCandidates, ranked: list[tuple[int, float]], lead_ids: list[int],
+           l_max: int) -> None:
+    """A constant's candidates: its exact name matches first (score 1.0: the name asked),
+    then its ranking; the first ``exact`` of them enter at level 1 together."""
+    if out.pattern:  # the filter decides; exact names only order its nodes
+        in_filter = {i for i, _ in ranked}
+        lead_ids = [i for i in lead_ids if i in in_filter]
+    lead = set(lead_ids)
+    ranked = [(i, 1.0) for i in lead_ids] + [r for r in ranked if r[0] not in lead]
+    if not out.pattern:
+        ranked = ranked[:l_max]
+    out.exact = len(ranked) if out.pattern else len(lead_ids)  # a filter's nodes: level 1
+    out.ids = [i for i, _ in ranked]
+    out.scores = [s for _, s in ranked]
