@@ -180,3 +180,23 @@ def test_postgres_works_without_superuser(pg_url: str, tmp_path: Path) -> None:
     assert store.query("SELECT count(*) FROM nodes")[0][0] == 8
     assert store.query("SELECT current_user")[0][0] == "app_user"
     store.close()
+
+
+def test_postgres_binds_long_id_lists_as_bigint_arrays(pg_store) -> None:
+    """Long lists of ints go to PostgreSQL as one bigint[] literal (afr's own dumper, for
+    speed); the values, and how every template uses them, are unchanged."""
+    from afr.store.postgres_store import _bind_id_lists, _IdList
+
+    ids = list(range(10**12, 10**12 + 5000))
+    bound = _bind_id_lists({"ids": ids, "few": [1, 2], "names": ["a"] * 100,
+                            "mixed": [1, True] * 50})
+    assert type(bound["ids"]) is _IdList
+    assert all(type(bound[k]) is list for k in ("few", "names", "mixed"))
+    rows = pg_store.query(
+        "SELECT pg_typeof(%(ids)s)::text, cardinality(CAST(%(ids)s AS BIGINT[])), "
+        "(CAST(%(ids)s AS BIGINT[]))[5000], 1000000000003 = ANY(%(ids)s), "
+        "(SELECT count(*) FROM unnest(CAST(%(ids)s AS BIGINT[])) AS u(id) WHERE id > 0)",
+        {"ids": ids})
+    assert tuple(rows[0]) == ("bigint[]", 5000, 10**12 + 4999, True, 5000)
+    lvls = list(range(100))
+    assert pg_store.query("SELECT (CAST(%(l)s AS INTEGER[]))[100]", {"l": lvls})[0][0] == 99

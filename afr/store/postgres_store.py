@@ -139,6 +139,7 @@ class PostgresStore(Store):
         from pgvector.psycopg import register_vector
 
         register_vector(self.con)
+        self.con.adapters.register_dumper(_IdList, _IdListDumper)
 
     def _exec_raw(self, name: str, params: dict | None = None, **ctx: Any) -> None:
         for stmt in self.sql(name, **ctx):
@@ -166,6 +167,7 @@ class PostgresStore(Store):
             raise _store_error(exc) from None
 
     def _cursor_once(self, sql: str, params: dict[str, Any] | None) -> psycopg.Cursor:
+        params = _bind_id_lists(params)
         if not self.read_only or self._in_tx:
             return self.con.execute(sql, params)
         # Read-only stores run what users type (`afr sql`). prepare=True forces the
@@ -375,6 +377,37 @@ def _check_query_only(sql: str) -> None:
     if word not in _QUERY_WORDS:
         raise StoreError(f"a read-only store runs queries only (SELECT, WITH, VALUES, TABLE, "
                          f"EXPLAIN, SHOW), not {word.upper() or repr(rest[:20])}")
+
+
+# Lists of ids (grounded answers, candidates) are bound as one bigint[] text literal:
+# psycopg's generic list dumper checks every element against a regular expression, 1.2 ms
+# for 3,000 ids where joining them takes 0.3 ms. Shorter lists are not worth the check.
+_ID_LIST_MIN = 64
+
+
+class _IdList(list):
+    """A list of Python ints to bind as bigint[]."""
+
+
+class _IdListDumper(psycopg.adapt.Dumper):
+    oid = psycopg.postgres.types["int8"].array_oid
+
+    def dump(self, obj: list[int]) -> bytes:
+        return ("{" + ",".join(map(str, obj)) + "}").encode()
+
+
+def _bind_id_lists(params: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``params`` with each long list of ints marked for the bigint[] dumper."""
+    if not params:
+        return params
+    out = params
+    for name, value in params.items():
+        if type(value) is list and len(value) >= _ID_LIST_MIN \
+                and all(type(x) is int for x in value):
+            if out is params:
+                out = dict(params)
+            out[name] = _IdList(value)
+    return out
 
 
 def _quote_ident(name: str) -> str:
