@@ -37,7 +37,7 @@ from pathlib import Path
 
 # (over-fetch factor, ef_search minimum, ef_search per fetched row); the first is afr's
 # setting before tuning, the chosen one is search.py's defaults.
-GRID = [(2.0, 40, 1.0), (3.0, 200, 2.0), (4.0, 400, 2.0), (4.0, 800, 2.5),
+GRID = [(2.0, 40, 1.0), (3.0, 200, 2.0), (4.0, 300, 2.0), (4.0, 400, 2.0), (4.0, 800, 2.5),
         (6.0, 1000, 3.0)]
 
 
