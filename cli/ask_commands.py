@@ -368,7 +368,7 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
         elif not fix_it:
             _print_graph(data, cypher_text)
         return
-    from afr.ground import compile_grounding, edge_directions
+    from afr.ground import compile_grounding, edge_directions, edge_endpoints
 
     steps = pipeline.ground_cypher(cypher_text, target_type=node_type)
     for text in with_places(steps.resolved.dropped, graph.dropped, cypher_text):
@@ -385,7 +385,8 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
     if show_sql:
         compiled = compile_grounding(gquery, schema_directed=edge_directions(store),
                                      sql=store.sql, k=config.k, l_max=config.l_max,
-                                     adjacency=store.has_edge_lists())
+                                     adjacency=store.has_edge_lists(),
+                                     endpoints=edge_endpoints(store))
         if as_json:
             click.echo(json_text(grounding_json(store, compiled.statements, compiled.params,
                                                 cyclic=compiled.cyclic)))

@@ -122,3 +122,34 @@ def test_sql_is_shown_and_values_bound(store: Store, tmp_path: Path) -> None:
     result = ground(store, query)
     assert result.answers == [] and "DROP" not in " ".join(result.sql)
     assert store.query("SELECT count(*) FROM edges")[0][0] == 10
+
+
+def test_type_checks_the_edges_imply_are_left_out(store: Store, tmp_path: Path) -> None:
+    """`writes` only links authors to papers and `in_field` papers to fields: walking them
+    needs no node-type check, which the load's record of endpoints lets the SQL leave out
+    (a store without that record keeps every check); the answers stay the same."""
+    from afr.ground import EdgeEndpoints, compile_grounding, edge_directions, edge_endpoints
+
+    make(store, tmp_path)
+    endpoints = edge_endpoints(store)
+    assert endpoints is not None
+    assert endpoints.reached("writes", "src", "author") == {"paper"}
+    assert endpoints.reached("cites", "dst", None) == {"paper"}
+    query = q([GSymbol("a", "author", candidates=(3, 1)), GSymbol("p", "paper"),
+               GSymbol("f", "field")],
+              [GTriplet("a", "writes", "p"), GTriplet("p", "in_field", "f")], "p")
+    assert ground(store, query, k=100, l_max=10).answers == [(11, 2)]
+
+    def type_checks(endpoints_given) -> int:
+        compiled = compile_grounding(query, schema_directed=edge_directions(store),
+                                     sql=store.sql, l_max=10,
+                                     adjacency=store.has_edge_lists(),
+                                     endpoints=endpoints_given)
+        text = compiled.statements[-1]
+        return text.count("type = ") - text.count("e.type = ")  # node types, not edge types
+
+    # kept: the candidates' own type; left out: papers after `writes`, fields of papers
+    assert type_checks(None) == 3 and type_checks(endpoints) == 1
+    # had `writes` also linked an author to a field, the papers' check would stay
+    wider = EdgeEndpoints(endpoints.pairs | {("writes", "author", "field")})
+    assert type_checks(wider) == 2

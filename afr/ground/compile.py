@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afr.cypher.model import target_component
-from afr.ground.query import EdgeDirections, GroundingQuery, GTriplet
+from afr.ground.query import EdgeDirections, EdgeEndpoints, GroundingQuery, GTriplet
 from afr.ground.schedule import candidate_levels, scope_schedule
 
 
@@ -52,10 +52,12 @@ def is_tree(symbols: list[str], triplets: list[GTriplet]) -> bool:
 
 class _Builder:
     def __init__(self, query: GroundingQuery, schema_directed: EdgeDirections | bool,
-                 l_max: int, adjacency: bool = False) -> None:
+                 l_max: int, adjacency: bool = False,
+                 endpoints: EdgeEndpoints | None = None) -> None:
         self.q = query
         # Walk the store's adjacency lists (edge_lists) rather than its edges table.
         self.adjacency = adjacency
+        self.endpoints = endpoints
         self.directed = EdgeDirections.of(schema_directed)
         self.schedule = scope_schedule(l_max)
         self.params: dict[str, Any] = {}
@@ -89,6 +91,20 @@ class _Builder:
     def ways(self, t: GTriplet, child_is_tail: bool) -> list[dict[str, str]]:
         """How to walk from the child's nodes to the parent's over the stored edges."""
         return edge_ways(t, from_tail=child_is_tail, schema_directed=self.directed)
+
+    def lands_on(self, t: GTriplet, ways: list[dict[str, str]], from_type: str | None,
+                 to_type: str | None, *, backwards: bool = False) -> bool:
+        """Whether one hop along ``ways`` (``backwards``: from their ``out`` end to their
+        ``match`` end) from nodes of ``from_type`` (None: any) reaches only nodes of
+        ``to_type``, by the edges the store holds: then a check of that type is implied
+        and left out. A store that did not record its edges' endpoints implies nothing."""
+        if self.endpoints is None or t.edge_type is None or to_type is None:
+            return False
+        reached: set[str] = set()
+        for way in ways:
+            start = way["out"] if backwards else way["match"]
+            reached |= self.endpoints.reached(t.edge_type, start, from_type)
+        return reached <= {to_type}
 
     def reach(self, source: str | None, source_type: str | None, t: GTriplet,
               child_is_tail: bool, restrict: str | None = None) -> str:
@@ -145,28 +161,37 @@ class _Builder:
                 base = typed
         if base and not children:
             return base
+        var_type = self.q.symbols[var].node_type
         constrained, leaves = [], []
         for child, t, child_is_tail in children:
             child_sym = self.q.symbols[child]
             grandchildren = [x for x in triplets if x is not t and child in (x.head, x.tail)]
             if (child_sym.candidates is None and child_sym.allowed is None
                     and not grandchildren):
-                type_param = (self.param("t", child_sym.node_type)
-                              if child_sym.node_type else None)
-                leaves.append((type_param, t, child_is_tail))
+                leaves.append((child_sym.node_type, t, child_is_tail))
             else:
                 constrained.append((child, t, child_is_tail))
         parts = [self.reach(self.tree(child, t, triplets), None, t, child_is_tail,
                             restrict=base)
                  for child, t, child_is_tail in constrained]
-        current = self.join(base, parts, dom["type"]) if (base or parts) else None
+        # A part whose single hop reaches only nodes of this symbol's type needs no type
+        # filter (a child's set holds nodes of the child's type only).
+        typed = [t.max_hops == 1 and self.lands_on(t, self.ways(t, child_is_tail),
+                                                   self.q.symbols[child].node_type, var_type)
+                 for child, t, child_is_tail in constrained]
+        current = self.join(base, parts, dom["type"], typed) if (base or parts) else None
         if current is not None and any(t.max_hops == 1 for _, t, _ in leaves):
             # "Has some neighbour (of a type)" for the nodes that survived: EXISTS checks
             # that stop at the first match, rather than listing every edge of a dense
-            # relation, grouping it, and joining it back.
-            checks = [{"source_type": type_param, "ways": self.ways(t, child_is_tail),
+            # relation, grouping it, and joining it back. The neighbour's type is left
+            # unchecked when this symbol's type implies it.
+            checks = [{"source_type": None if self.lands_on(
+                           t, ways, var_type, leaf_type, backwards=True)
+                       else self.type_param(leaf_type),
+                       "ways": ways,
                        "edge": self.param("e", t.edge_type) if t.edge_type else None}
-                      for type_param, t, child_is_tail in leaves if t.max_hops == 1]
+                      for leaf_type, t, child_is_tail in leaves if t.max_hops == 1
+                      for ways in [self.ways(t, child_is_tail)]]
             name = self.name("x")
             self.ctes.append({"name": name, "kind": "exists", "restrict": current,
                               "checks": checks, "adjacency": self.adjacency})
@@ -174,15 +199,31 @@ class _Builder:
             leaves = [leaf for leaf in leaves if leaf[1].max_hops > 1]
         if not leaves:
             return current  # type: ignore[return-value]
-        leaf_parts = [self.reach(None, type_param, t, child_is_tail)
-                      for type_param, t, child_is_tail in leaves]
-        return self.join(current, leaf_parts, dom["type"])
+        leaf_parts, leaf_typed = [], []
+        for leaf_type, t, child_is_tail in leaves:
+            ways = self.ways(t, child_is_tail)
+            # "any node of the leaf's type": unchecked when every such edge starts at one
+            source_type = None if self.lands_on(t, ways, None, leaf_type, backwards=True) \
+                else self.type_param(leaf_type)
+            leaf_parts.append(self.reach(None, source_type, t, child_is_tail))
+            leaf_typed.append(t.max_hops == 1 and self.lands_on(t, ways, leaf_type, var_type))
+        return self.join(current, leaf_parts, dom["type"], leaf_typed)
 
-    def join(self, base: str | None, parts: list[str], type_param: str | None) -> str:
+    def type_param(self, node_type: str | None) -> str | None:
+        return self.param("t", node_type) if node_type else None
+
+    def join(self, base: str | None, parts: list[str], type_param: str | None,
+             typed: list[bool] | None = None) -> str:
         """A symbol's set: ``base`` (already of the symbol's type) or, without one, the
-        first part filtered by type; joined with every other part at the largest level."""
+        first part filtered by type (unless ``typed`` says a part holds only nodes of the
+        type: that part goes first, unfiltered); joined with every other part at the
+        largest level."""
         if base and not parts:
             return base
+        if not base and typed and any(typed):
+            i = typed.index(True)
+            parts = [parts[i], *parts[:i], *parts[i + 1:]]
+            type_param = None
         first = base or parts[0]
         rest = parts if base else parts[1:]
         joins = [{"name": p, "alias": f"j{i}"} for i, p in enumerate(rest)]
@@ -196,12 +237,14 @@ class _Builder:
 
 def compile_grounding(query: GroundingQuery, *, schema_directed: EdgeDirections | bool,
                       sql: Callable[..., list[str]], k: int = 20, l_max: int = 100,
-                      adjacency: bool = False) -> CompiledGrounding:
+                      adjacency: bool = False, endpoints: EdgeEndpoints | None = None
+                      ) -> CompiledGrounding:
     """The grounding's statements; ``sql`` renders a template for the store that will run
     them (``store.sql``); ``adjacency``: the store has adjacency lists to walk
-    (``Store.has_edge_lists``)."""
+    (``Store.has_edge_lists``); ``endpoints``: which node types its edge types connect
+    (``afr.ground.run.edge_endpoints``), so that implied type checks are left out."""
     symbols, triplets = target_component(query.target, query.triplets)
-    builder = _Builder(query, schema_directed, l_max, adjacency)
+    builder = _Builder(query, schema_directed, l_max, adjacency, endpoints)
     if is_tree(symbols, triplets):
         result = builder.tree(query.target, None, triplets)
         statements = sql("ground/tree.sql", ctes=builder.ctes, result=result,

@@ -65,6 +65,27 @@ class EdgeDirections:
 
 
 @dataclass(frozen=True)
+class EdgeEndpoints:
+    """Which node types each edge type's stored edges connect, as the load found them
+    (``afr_meta.skb_edge_pairs``): a node-type check that the edges already imply is left
+    out of the grounding (``afr.ground.compile``)."""
+
+    pairs: frozenset[tuple[str, str, str]] = frozenset()  # (edge type, src type, dst type)
+
+    def reached(self, edge_type: str, start: str, start_type: str | None) -> frozenset[str]:
+        """The node types at the other end of ``edge_type``'s edges whose ``start`` column
+        ('src' or 'dst') holds a node of ``start_type`` (None: of any type)."""
+        out = set()
+        for etype, src_type, dst_type in self.pairs:
+            if etype != edge_type:
+                continue
+            here, there = (src_type, dst_type) if start == "src" else (dst_type, src_type)
+            if start_type is None or here == start_type:
+                out.add(there)
+        return frozenset(out)
+
+
+@dataclass(frozen=True)
 class GroundingQuery:
     symbols: dict[str, GSymbol]
     triplets: tuple[GTriplet, ...]

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import replace
 
 from afr.ground.compile import CompiledGrounding, compile_grounding, edge_ways
-from afr.ground.query import EdgeDirections, GroundingQuery, GroundingResult, GTriplet
+from afr.ground.query import (
+    EdgeDirections,
+    EdgeEndpoints,
+    GroundingQuery,
+    GroundingResult,
+    GTriplet,
+)
 from afr.ground.schedule import candidate_levels, cut_at_k, scope_schedule
 from afr.store.base import Store
 
@@ -69,10 +76,23 @@ def edge_directions(store: Store) -> EdgeDirections:
                           schema.directed)
 
 
+def edge_endpoints(store: Store) -> EdgeEndpoints | None:
+    """Which node types each edge type connects, as the load recorded it (None: a store
+    loaded before afr recorded it; every node-type check then stays)."""
+    def read() -> EdgeEndpoints | None:
+        value = store.meta_fact("skb_edge_pairs")
+        if not value:
+            return None
+        return EdgeEndpoints(frozenset(tuple(p) for p in json.loads(value)))
+
+    return store.fact("edge_endpoints", read)
+
+
 def _answers(store: Store, query: GroundingQuery, directed: EdgeDirections, k: int, l_max: int
              ) -> tuple[list[tuple[int, int]], CompiledGrounding]:
     compiled = compile_grounding(query, schema_directed=directed, sql=store.sql,
-                                 k=k, l_max=l_max, adjacency=store.has_edge_lists())
+                                 k=k, l_max=l_max, adjacency=store.has_edge_lists(),
+                                 endpoints=edge_endpoints(store))
     rows = _run_cyclic(store, compiled, query) if compiled.cyclic else store.query_with_columns(
         compiled.statements[-1], _params(compiled.statements[-1], compiled.params))[1]
     return [(int(node), int(level)) for node, level in rows], compiled

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from afr.load.stage import (
     stage_attribute_catalog,
     stage_edges,
     stage_nodes,
+    staged_edge_pairs,
     staged_type_counts,
 )
 from afr.progress import Phases
@@ -120,6 +122,8 @@ def load_staged(
                     "skb_source": source,
                     "skb_int_ids": "true" if result.int_ids else "false",
                     "skb_loaded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                    # which node types each edge type connects (afr.ground.compile)
+                    "skb_edge_pairs": json.dumps(staged_edge_pairs(staging)),
                 }
                 for key, value in meta.items():
                     store.set_meta(key, value)

@@ -172,6 +172,12 @@ def stage_attribute_catalog(con: duckdb.DuckDBPyConnection) -> list[tuple]:
     return _run(con, "load/attribute_catalog.sql")
 
 
+def staged_edge_pairs(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str]]:
+    """(edge type, source node type, target node type) for every pair the staged edges
+    connect."""
+    return [(str(e), str(s), str(d)) for e, s, d in _run(con, "load/staged_edge_pairs.sql")]
+
+
 def staged_type_counts(con: duckdb.DuckDBPyConnection) -> list[tuple]:
     """('node' | 'edge', type, count) for the staged SKB."""
     return _run(con, "load/staged_type_counts.sql")
