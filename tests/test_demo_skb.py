@@ -67,3 +67,19 @@ def test_rebuild_is_identical(tmp_path: Path) -> None:
     write(graph, make_questions(graph), tmp_path)
     for name in ("skb.json", "nodes.jsonl.gz", "edges.csv.gz", "questions.csv"):
         assert (tmp_path / name).read_bytes() == (DEMO / name).read_bytes(), name
+
+
+def test_a_demo_without_the_edge_endpoint_record_is_built_again(tmp_path: Path) -> None:
+    """A demo cached by an afr before loads recorded which node types each edge type
+    connects is not current: it is built again (its grounding would keep every check)."""
+    from afr.demo import demo_ready, ensure_demo_store
+    from afr.store import DuckDBStore
+
+    path = ensure_demo_store(tmp_path / "demo.duckdb", progress=False)
+    assert demo_ready(path)
+    store = DuckDBStore(path)
+    store.delete_meta("skb_edge_pairs")
+    store.close()
+    assert not demo_ready(path)
+    ensure_demo_store(path, progress=False)
+    assert demo_ready(path)

@@ -35,10 +35,12 @@ def demo_ready(path: Path | None = None) -> bool:
 
 def _holds_ready_demo(store: Store) -> bool:
     # A demo of an older schema is built again: it lacks what newer methods need (the
-    # similarity graph is built with the demo since schema 7).
+    # similarity graph is built with the demo since schema 7), as is one loaded before
+    # loads recorded which node types each edge type connects (the grounding's checks).
     return (store.schema_version() == SCHEMA_VERSION and bool(store.skb_name())
             and store.embedding_model("doc_rel") is not None
             and store.get_meta(DOCUMENTS_VERSION_KEY) == DOCUMENTS_VERSION
+            and store.get_meta("skb_edge_pairs") is not None
             and has_lexical_index(store))
 
 
