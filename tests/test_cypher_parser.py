@@ -245,3 +245,21 @@ def test_backtracking_traps_parse(name: str) -> None:
     g = parse_cypher(_TRAPS[name])
     assert g.problems() == []
     assert not any("internal error" in d.reason for d in g.dropped)
+
+
+def test_backticked_attribute_with_an_empty_path_step_is_dropped_alone() -> None:
+    """A dot inside backticks still separates nested path steps; an empty step (leading,
+    trailing or double dot) drops that condition with a reason, not the whole query (found
+    by the fuzz test)."""
+    text = ("MATCH (y) WHERE 'a' = y.name AND 'a' = y.`.release year` AND 'a' > y.name "
+            "RETURN y")
+    graph = parse_cypher(text)
+    assert graph.problems() == [] and graph.target == "y"
+    assert [c.attribute for c in graph.symbols["y"].conditions] == ["name", "name"]
+    assert any("release year" in d.text and "not understood" in d.reason
+               for d in graph.dropped)
+    for bad in ("`a..b`", "`b.`"):
+        graph = parse_cypher(f"MATCH (y) WHERE y.{bad} = 1 RETURN y")
+        assert graph.problems() == [] and not graph.symbols["y"].conditions
+    nested = parse_cypher("MATCH (y) WHERE y.`meta.year` = 1 RETURN y")
+    assert [c.attribute for c in nested.symbols["y"].conditions] == ["meta.year"]

@@ -255,7 +255,10 @@ class _Parser:
             part = part.strip()
             hit = self.m.placeholder(part)
             name = hit[1].strip() if hit else (part if _VAR.fullmatch(part) else "")
-            if not name or has_control(name):
+            # A dot inside backticks still separates path steps: none may be empty
+            # (`.release year`, `a..b`).
+            if not name or has_control(name) or not all(
+                    step.strip() for step in name.split(".")):
                 return None
             parts.append(name)
         return ".".join(parts) if parts else None
