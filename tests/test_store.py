@@ -57,14 +57,13 @@ def test_templates_transpile_for_both(tmp_path: Path) -> None:
             statements = render_template(template, dialect, variant="doc", dim=4, types=True,
                                          ids=True, exclude=True)
             assert statements and all(s.strip() for s in statements)
-    # PostgreSQL has its own vss/topk (id lists as = ANY); the cosine placeholder of the
-    # shared dialect still transpiles to pgvector's operator
     pg = render_template("vss/topk.sql", POSTGRES, variant="doc", dim=4, types=False,
-                         ids=True, exclude=False)[0]
-    assert "<=>" in pg and "vector(4)" in pg and "%(q)s" in pg and "= ANY(" in pg
-    pg = POSTGRES.finish("SELECT AFR_COSINE_DISTANCE(e.vec, CAST($q AS FLOAT[4])) AS d "
-                         "FROM emb_doc AS e")[0]
+                         ids=False, exclude=False)[0]
     assert "<=>" in pg and "VECTOR(4)" in pg and "%(q)s" in pg
+    pg = render_template("vss/topk.sql", POSTGRES, variant="doc", dim=4, types=False,
+                         ids=True, exclude=True)[0]
+    assert "= ANY(CAST(%(ids)s AS BIGINT[]))" in pg
+    assert "NOT (e.node_id = ANY(CAST(%(exclude)s AS BIGINT[])))" in pg
     duck = render_template("vss/topk.sql", DUCKDB, variant="doc", dim=4, types=False,
                            ids=False, exclude=False)[0]
     assert "ARRAY_COSINE_DISTANCE" in duck.upper() and "$q" in duck

@@ -76,7 +76,7 @@ class _Builder:
     def domain(self, var: str) -> dict[str, Any] | None:
         """The symbol's own domain, or None when it is an unrestricted variable."""
         sym = self.q.symbols[var]
-        type_param = self.param("t", sym.node_type) if sym.node_type else None
+        type_param = self.type_param(sym.node_type)
         if sym.candidates is not None:
             # candidates beyond the last level are never in scope
             lvls = candidate_levels(len(sym.candidates), self.schedule, sym.lead)

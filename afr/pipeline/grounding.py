@@ -87,10 +87,14 @@ def ground_cypher(store: Store, schema: SkbSchema, embedder: Embedder,
         out.symbols = retrieve_symbols(store, embedder, resolved, catalog, l_max=config.l_max,
                                        exact_names_first=config.exact_names_first,
                                        lexical=lexical, defer=True)
-    with timer.step("5_grounding"):
-        out.query = grounding_query(resolved, out.symbols)
-        if out.query is not None:
-            out.result = ground(store, out.query, k=config.k, l_max=config.l_max)
+
+    def step5() -> None:  # run again when the deferred searches complete the candidates
+        with timer.step("5_grounding"):
+            out.query = grounding_query(resolved, out.symbols)
+            if out.query is not None:
+                out.result = ground(store, out.query, k=config.k, l_max=config.l_max)
+
+    step5()
     deferred = [var for var, s in out.symbols.items() if s.deferred is not None]
     if not deferred:
         return out
@@ -106,10 +110,7 @@ def ground_cypher(store: Store, schema: SkbSchema, embedder: Embedder,
         return out
     with timer.step("4_symbols"):
         complete_symbols(store, embedder, out.symbols, l_max=config.l_max)
-    with timer.step("5_grounding"):
-        out.query = grounding_query(resolved, out.symbols)
-        if out.query is not None:
-            out.result = ground(store, out.query, k=config.k, l_max=config.l_max)
+    step5()
     return out
 
 

@@ -234,16 +234,15 @@ def retrieve_symbols(
 
 
 def complete_symbols(store: Store, embedder: Embedder, symbols: dict[str, SymbolCandidates],
-                     *, l_max: int) -> bool:
+                     *, l_max: int) -> None:
     """Run the similarity searches ``retrieve_symbols`` deferred: each constant gets the
-    candidates it would have had without ``defer``. False when none was deferred."""
-    pending = [out for out in symbols.values() if out.deferred is not None]
-    for out in pending:
+    candidates it would have had without ``defer``."""
+    for out in symbols.values():
         wait = out.deferred
-        assert wait is not None
-        _place(out, _rank(store, embedder, wait.plan, lexical=wait.lexical), wait.lead, l_max)
-        out.deferred = None
-    return bool(pending)
+        if wait is not None:
+            _place(out, _rank(store, embedder, wait.plan, lexical=wait.lexical), wait.lead,
+                   l_max)
+            out.deferred = None
 
 
 def _place(out: SymbolCandidates, ranked: list[tuple[int, float]], lead_ids: list[int],
