@@ -26,6 +26,7 @@ from afr.cypher.model import TEXT_OPERATORS, Condition
 from afr.lexical import bm25, has_lexical_index
 from afr.pipeline.config import AskConfig
 from afr.pipeline.fusion import FusionWeights, fuse
+from afr.pipeline.parallel import Read, run_reads
 from afr.pipeline.ranking import combine, graph_strand, graph_strand_all, vss_strand
 from afr.pipeline.result import AskResult, Candidate
 from afr.pipeline.text_match import match_text
@@ -97,14 +98,22 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
         if lexical_ok else (list(grounded), [], [])
     if not lexical_ok:
         notes.append("no lexical index (run 'afr index'): hybrid ranking without BM25")
-    graph = graph_strand_all(store, qvec, grounded)  # by (level, similarity)
+    depth = max(POOL, k)
+    grounded_ids = list(dict.fromkeys(n for n, _ in grounded))
+    # Three independent reads, run at once where the store can: the plain vector list of
+    # step 7, the grounded answers by (level, similarity), and BM25 of the question in one
+    # statement (the type's best `depth` and every grounded answer wherever it ranks).
+    reads: list[Read] = [
+        lambda conn: vss_strand(conn, qvec, types, depth),
+        lambda conn: graph_strand_all(conn, qvec, grounded),
+    ]
+    if lexical_ok:
+        reads.append(lambda conn: bm25(conn, question, types=types, k=depth,
+                                       also=grounded_ids))
+    vss, graph, *rest = run_reads(store, reads)
+    question_bm25 = rest[0] if rest else []
     paper_part = [c.node_id for c in graph[:max(keep_graph, 0)]]
     by_id = {c.node_id: c for c in graph}
-    depth = max(POOL, k)
-    # BM25 of the question in one statement: the type's best `depth` (step 7) and every
-    # grounded answer's score wherever it ranks (step 6).
-    question_bm25 = bm25(store, question, types=types, k=depth, also=list(by_id)) \
-        if lexical_ok else []
     if graph:
         ids = list(by_id)
         dense = sorted(((c.node_id, c.vss_score if c.vss_score is not None else -1.0)
@@ -123,7 +132,6 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
         first = min(c.level or 0 for c in graph)
         graph = [c for c in fused_graph if (c.level or 0) == first] + \
             [c for c in fused_graph if (c.level or 0) != first]
-    vss = vss_strand(store, qvec, types, depth)
     lexical = question_bm25[:depth]
     trust = weights.graph * max(0.0, min(confidence, 1.0))
     pool = None

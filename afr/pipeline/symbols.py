@@ -28,6 +28,7 @@ from afr.embed import Embedder
 from afr.lexical import bm25, has_lexical_index
 from afr.pipeline.filters import AttributeCatalog, FilterResult, filter_nodes
 from afr.pipeline.fusion import fuse
+from afr.pipeline.parallel import Read, run_reads
 from afr.pipeline.text_match import match_text
 from afr.store.base import Store
 from afr.store.names import has_name_index, lookup_names
@@ -125,17 +126,30 @@ def _prepare_symbol(store: Store, sym: ResolvedSymbol, catalog: AttributeCatalog
     return out, _Search(strings, types, allowed, limit)
 
 
-def _rank(store: Store, embedder: Embedder, plan: _Search, *, lexical: bool = False
-          ) -> list[tuple[int, float]]:
-    """A constant's candidates by vector similarity of its search strings (interleaved)."""
-    ranked_lists = []
-    for text in plan.strings:
-        vec = query_vector(store, embedder, text)
-        found = search(store, "doc", vec, plan.limit, types=plan.types, ids=plan.allowed)
-        if lexical:
-            found = _fuse_lexical(store, text, found, plan.types, plan.allowed, plan.limit)
-        ranked_lists.append(found)
-    return _interleave(ranked_lists, plan.limit)
+def _rank_all(store: Store, embedder: Embedder, plans: list[tuple[_Search, bool]]
+              ) -> list[list[tuple[int, float]]]:
+    """Each (search, lexical)'s candidates by vector similarity of its search strings
+    (interleaved), fused with their BM25 rankings when ``lexical``. The searches of all
+    constants are independent reads, run at once where the store can (run_reads)."""
+    reads: list[Read] = []
+    for plan, lexical in plans:
+        for text in plan.strings:
+            vec = query_vector(store, embedder, text)
+            reads.append(lambda conn, v=vec, p=plan: search(
+                conn, "doc", v, p.limit, types=p.types, ids=p.allowed))
+            if lexical:
+                reads.append(lambda conn, t=text, p=plan: bm25(
+                    conn, t, types=p.types, ids=p.allowed, k=p.limit))
+    results = iter(run_reads(store, reads))
+    ranked = []
+    for plan, lexical in plans:
+        lists = []
+        for _ in plan.strings:
+            found = next(results)
+            lists.append(_fuse_lexical(found, next(results), plan.limit) if lexical
+                         else found)
+        ranked.append(_interleave(lists, plan.limit))
+    return ranked
 
 
 def _search_symbol(
@@ -145,16 +159,14 @@ def _search_symbol(
     """A symbol's filters and, for a constant, its vector-similarity ranking (None when
     there is nothing to rank)."""
     out, plan = _prepare_symbol(store, sym, catalog, l_max=l_max)
-    return out, _rank(store, embedder, plan, lexical=lexical) if plan else None
+    return out, _rank_all(store, embedder, [(plan, lexical)])[0] if plan else None
 
 
-def _fuse_lexical(store: Store, text: str, found: list[tuple[int, float]],
-                  types: list[str] | None, allowed: list[int] | None, limit: int
-                  ) -> list[tuple[int, float]]:
+def _fuse_lexical(found: list[tuple[int, float]], lexical: list[tuple[int, float]],
+                  limit: int) -> list[tuple[int, float]]:
     """The vector ranking of a search string fused (reciprocal rank) with its BM25 ranking
     over the same nodes: a rare name an embedder reads poorly still finds its node. The
     scores stay the vector similarities (0 for a node only BM25 found)."""
-    lexical = bm25(store, text, types=types, ids=allowed, k=limit)
     if not lexical:
         return found
     similarity = dict(found)
@@ -223,13 +235,13 @@ def retrieve_symbols(
                      if exact_names_first else [[] for _ in plans], strict=True))
     defer = defer and bool(plans) and all(leads[var] and not prepared[var][0].pattern
                                           for var in plans)
-    for var, plan in plans.items():
+    ranked = [[] for _ in plans] if defer else \
+        _rank_all(store, embedder, [(plan, lexical) for plan in plans.values()])
+    for (var, plan), found in zip(plans.items(), ranked, strict=True):
         out = prepared[var][0]
+        _place(out, found, leads[var], l_max)
         if defer:
-            _place(out, [], leads[var], l_max)
             out.deferred = _Deferred(plan, leads[var], lexical)
-        else:
-            _place(out, _rank(store, embedder, plan, lexical=lexical), leads[var], l_max)
     return {var: out for var, (out, _) in prepared.items()}
 
 
@@ -237,11 +249,12 @@ def complete_symbols(store: Store, embedder: Embedder, symbols: dict[str, Symbol
                      *, l_max: int) -> None:
     """Run the similarity searches ``retrieve_symbols`` deferred: each constant gets the
     candidates it would have had without ``defer``."""
-    for out in symbols.values():
-        wait = out.deferred
-        if wait is not None:
-            _place(out, _rank(store, embedder, wait.plan, lexical=wait.lexical), wait.lead,
-                   l_max)
+    waiting = [out for out in symbols.values() if out.deferred is not None]
+    ranked = _rank_all(store, embedder, [(out.deferred.plan, out.deferred.lexical)
+                                         for out in waiting if out.deferred is not None])
+    for out, found in zip(waiting, ranked, strict=True):
+        if out.deferred is not None:
+            _place(out, found, out.deferred.lead, l_max)
             out.deferred = None
 
 

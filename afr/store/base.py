@@ -280,6 +280,12 @@ class Store(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
+    def reader(self) -> Store | None:
+        """A second connection to this store for reads that run beside this one's
+        (``afr.pipeline.parallel``), sharing its facts and closed with it; None when the
+        store has no use for one (an embedded database answers a thread at a time)."""
+        return None
+
     def server_memory(self) -> tuple[int, int] | None:
         """(shared buffer pool, size of afr's approximate vector indexes) in bytes, for a
         store served by a database server with such a pool (PostgreSQL); None elsewhere."""

@@ -61,6 +61,8 @@ class PostgresStore(Store):
         self._vector_indexes: set[str] = set()
         self._type_indexes: dict[str, set[int]] = {}  # per variant: type codes indexed
         self.reconnects = 0
+        self._reader: PostgresStore | None = None
+        self._reader_failed = False
         self._connect()
 
     def _connect(self) -> None:
@@ -213,7 +215,30 @@ class PostgresStore(Store):
                 self._in_tx = False
 
     def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
         self.con.close()
+
+    def reader(self) -> PostgresStore | None:
+        # A server runs two backends at once: on two cores, two independent searches of a
+        # step take about the time of one. Read-only, so it can never write, and sharing
+        # this store's facts. A server that refuses a second connection (max_connections)
+        # just means no parallel reads.
+        if self._reader is None and not self._reader_failed:
+            with self.lock:
+                if self._reader is None and not self._reader_failed:
+                    try:
+                        reader = PostgresStore(self.url, schema=self.schema, create=False)
+                        reader._exec_raw("setup/read_only_session.sql")
+                    except (StoreError, psycopg.Error):
+                        self._reader_failed = True
+                        return None
+                    reader._facts = self._facts
+                    reader._vector_indexes = self._vector_indexes
+                    reader._type_indexes = self._type_indexes
+                    self._reader = reader
+        return self._reader
 
     # -- bulk ------------------------------------------------------------------------------
 
