@@ -386,7 +386,8 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
         compiled = compile_grounding(gquery, schema_directed=edge_directions(store),
                                      sql=store.sql, k=config.k, l_max=config.l_max,
                                      adjacency=store.has_edge_lists(),
-                                     endpoints=edge_endpoints(store))
+                                     endpoints=edge_endpoints(store),
+                                     presence=store.has_edge_presence())
         if as_json:
             click.echo(json_text(grounding_json(store, compiled.statements, compiled.params,
                                                 cyclic=compiled.cyclic)))

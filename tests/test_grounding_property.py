@@ -118,8 +118,17 @@ def graphs(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequ
         assert edge_endpoints(duck) is not None
         pg = PostgresStore(pg_url, schema=f"prop_{os.getpid()}_{seed}")
         load_skb_dir(pg, skb, replace=True, progress=False)
+        assert pg.has_edge_presence()
+        # One loaded before the presence record: its checks probe the edges.
+        pg_scan = PostgresStore(pg_url, schema=f"prop_{os.getpid()}_{seed}_scan")
+        load_skb_dir(pg_scan, skb, replace=True, progress=False)
+        pg_scan.delete_meta("skb_edge_presence")
+        pg_scan.delete_meta("skb_edge_pairs")
+        pg_scan.forget_facts()
+        assert not pg_scan.has_edge_presence() and edge_endpoints(pg_scan) is None
         types = {n["id"]: n["type"] for n in nodes}
-        stores = {"duckdb": duck, "duckdb-edges": scan, "postgres": pg}
+        stores = {"duckdb": duck, "duckdb-edges": scan, "postgres": pg,
+                  "postgres-edges": pg_scan}
         out.append((stores, Graph(edges, types, edge_directions(schema)), len(nodes)))
     yield out
     for stores, _, _ in out:
@@ -127,19 +136,22 @@ def graphs(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequ
             store.close()
 
 
-def _check(store: Store, graph: Graph, query: GroundingQuery, k: int, l_max: int) -> None:
+def _check(store: Store, graph: Graph, query: GroundingQuery, k: int, l_max: int) -> str:
+    """The statements that ran (the last stage's)."""
     expected = oracle_ground([], graph.node_types, query, k=k, l_max=l_max,
                              directed_skb=graph.directed, graph=graph)
     got = ground(store, query, k=k, l_max=l_max)
     assert got.answers == expected.answers, query
     assert got.final_level == expected.final_level
+    return "\n".join(got.sql)
 
 
 @pytest.mark.parametrize("which", range(GRAPHS))
-@pytest.mark.parametrize("kind", ["duckdb", "duckdb-edges", "postgres"])
+@pytest.mark.parametrize("kind", ["duckdb", "duckdb-edges", "postgres", "postgres-edges"])
 def test_sql_equals_oracle(graphs, which: int, kind: str) -> None:
     """DuckDB twice: walking its adjacency lists (edge_lists), and scanning edges as a
-    store loaded before them does."""
+    store loaded before them does; PostgreSQL twice: checking neighbours in its presence
+    record (edge_presence), and in the edges as a store loaded before it does."""
     stores, graph, n_nodes = graphs[which]
     store = stores[kind]
 
@@ -148,12 +160,16 @@ def test_sql_equals_oracle(graphs, which: int, kind: str) -> None:
     @given(queries(n_nodes))
     def run(case: tuple[GroundingQuery, int, int]) -> None:
         checked.append(case)
-        _check(store, graph, *case)
+        statements.append(_check(store, graph, *case))
 
     checked: list = []
+    statements: list[str] = []
     run()
     # hypothesis may stop early when it runs out of distinct cases: make sure it did not
     assert len(checked) >= EXAMPLES
+    # and the neighbour checks went where this store kind sends them
+    presence = sum("edge_presence" in sql for sql in statements)
+    assert (presence > 0) == (kind == "postgres"), presence
 
 
 def _expected_witnesses(graph: Graph, query: GroundingQuery, answers: list[tuple[int, int]],

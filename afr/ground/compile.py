@@ -53,10 +53,12 @@ def is_tree(symbols: list[str], triplets: list[GTriplet]) -> bool:
 class _Builder:
     def __init__(self, query: GroundingQuery, schema_directed: EdgeDirections | bool,
                  l_max: int, adjacency: bool = False,
-                 endpoints: EdgeEndpoints | None = None) -> None:
+                 endpoints: EdgeEndpoints | None = None, presence: bool = False) -> None:
         self.q = query
         # Walk the store's adjacency lists (edge_lists) rather than its edges table.
         self.adjacency = adjacency
+        # Check "has some neighbour" in the store's edge_presence rather than its edges.
+        self.presence = presence and not adjacency
         self.endpoints = endpoints
         self.directed = EdgeDirections.of(schema_directed)
         self.schedule = scope_schedule(l_max)
@@ -194,7 +196,8 @@ class _Builder:
                       for ways in [self.ways(t, child_is_tail)]]
             name = self.name("x")
             self.ctes.append({"name": name, "kind": "exists", "restrict": current,
-                              "checks": checks, "adjacency": self.adjacency})
+                              "checks": checks, "adjacency": self.adjacency,
+                              "presence": self.presence})
             current = name
             leaves = [leaf for leaf in leaves if leaf[1].max_hops > 1]
         if not leaves:
@@ -237,14 +240,16 @@ class _Builder:
 
 def compile_grounding(query: GroundingQuery, *, schema_directed: EdgeDirections | bool,
                       sql: Callable[..., list[str]], k: int = 20, l_max: int = 100,
-                      adjacency: bool = False, endpoints: EdgeEndpoints | None = None
-                      ) -> CompiledGrounding:
+                      adjacency: bool = False, endpoints: EdgeEndpoints | None = None,
+                      presence: bool = False) -> CompiledGrounding:
     """The grounding's statements; ``sql`` renders a template for the store that will run
     them (``store.sql``); ``adjacency``: the store has adjacency lists to walk
     (``Store.has_edge_lists``); ``endpoints``: which node types its edge types connect
-    (``afr.ground.run.edge_endpoints``), so that implied type checks are left out."""
+    (``afr.ground.run.edge_endpoints``), so that implied type checks are left out;
+    ``presence``: the store records which edges each node has (``edge_presence``,
+    ``Store.has_edge_presence``) for the "has some neighbour" checks."""
     symbols, triplets = target_component(query.target, query.triplets)
-    builder = _Builder(query, schema_directed, l_max, adjacency, endpoints)
+    builder = _Builder(query, schema_directed, l_max, adjacency, endpoints, presence)
     if is_tree(symbols, triplets):
         result = builder.tree(query.target, None, triplets)
         statements = sql("ground/tree.sql", ctes=builder.ctes, result=result,

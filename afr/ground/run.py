@@ -92,7 +92,8 @@ def _answers(store: Store, query: GroundingQuery, directed: EdgeDirections, k: i
              ) -> tuple[list[tuple[int, int]], CompiledGrounding]:
     compiled = compile_grounding(query, schema_directed=directed, sql=store.sql,
                                  k=k, l_max=l_max, adjacency=store.has_edge_lists(),
-                                 endpoints=edge_endpoints(store))
+                                 endpoints=edge_endpoints(store),
+                                 presence=store.has_edge_presence())
     rows = _run_cyclic(store, compiled, query) if compiled.cyclic else store.query_with_columns(
         compiled.statements[-1], _params(compiled.statements[-1], compiled.params))[1]
     return [(int(node), int(level)) for node, level in rows], compiled

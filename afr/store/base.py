@@ -398,6 +398,13 @@ class Store(ABC):
         indexes)."""
         return self.meta_fact("skb_edge_lists") == "1"
 
+    def has_edge_presence(self) -> bool:
+        """Whether the load recorded which edges each node has (``edge_presence``, one row
+        per node, edge type, side and neighbour type: PostgreSQL,
+        sql/load/indexes.postgres.sql), which "has some neighbour" checks probe instead
+        of the edges."""
+        return self.meta_fact("skb_edge_presence") == "1"
+
     # -- schema and metadata -------------------------------------------------------------
 
     def init(self) -> None:

@@ -95,7 +95,9 @@ GROUP BY id
 
 {# The nodes of `restrict` (with their levels) that have, for every check, at least one
    neighbour (of the check's `source_type`) along its edges: the unconstrained leaves of
-   the query graph, as semi-joins. #}
+   the query graph, as semi-joins. A probe of the adjacency lists (edge_lists) or of the
+   presence record (edge_presence: the same rows without the neighbours), where the store
+   has them, else of the edges. #}
 {% macro exists_filter(s) -%}
 SELECT r.id, r.lvl FROM {{ s.restrict }} AS r
 WHERE
@@ -104,9 +106,9 @@ WHERE
     AND
 {% endif %}
     (
-{% if s.adjacency %}
+{% if s.adjacency or s.presence %}
         EXISTS (
-            SELECT 1 FROM edge_lists AS e
+            SELECT 1 FROM {{ "edge_lists" if s.adjacency else "edge_presence" }} AS e
             WHERE e.node = r.id{{ side_filter(c.ways, "out") }}{% if c.source_type %} AND e.nbr_type = ${{ c.source_type }}{% endif %}{% if c.edge %} AND e.type = ${{ c.edge }}{% endif %}
 
         )
