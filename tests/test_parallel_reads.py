@@ -6,8 +6,10 @@ shares reads out between the two and returns exactly what running them in order 
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from afr.errors import StoreError
@@ -25,6 +27,7 @@ def _backend(conn: Store, i: int) -> tuple[int, int]:
 @pytest.mark.postgres
 def test_reads_share_two_connections_and_keep_their_order(pg_store: PostgresStore) -> None:
     own = int(pg_store.query("SELECT pg_backend_pid() AS pid")[0].pid)
+    assert pg_store.reader() is not None  # opened (run_reads never waits for it)
     got = run_reads(pg_store, [lambda conn, i=i: _backend(conn, i) for i in range(6)])
     assert [i for i, _ in got] == list(range(6))
     pids = {pid for _, pid in got}
@@ -37,11 +40,39 @@ def test_the_reader_cannot_write_and_closes_with_its_store(pg_url: str,
     store = PostgresStore(pg_url, schema=pg_schema_name)
     reader = store.reader()
     assert reader is not None and store.reader() is reader
+    assert reader.reader() is None  # no reader of its own
     with pytest.raises(StoreError, match="read-only"):
         reader.execute("CREATE TABLE afr_reader_write (a INT)")
+    # still read-only in a new session (after a server restart, a terminated backend)
+    reader.con.close()
+    with pytest.raises(StoreError, match="read-only"):
+        reader.execute("CREATE TABLE afr_reader_write (a INT)")
+    assert reader.reconnects == 1
     assert not store.table_exists("afr_reader_write")
     store.close()
     assert reader.con.closed
+
+
+def _backends(url: str) -> int:
+    with psycopg.connect(url, autocommit=True) as admin:
+        return int(admin.execute("SELECT count(*) FROM pg_stat_activity WHERE "
+                                 "backend_type = 'client backend'").fetchone()[0]) - 1
+
+
+@pytest.mark.postgres
+def test_the_reader_opens_in_the_background_and_closes_with_its_store(
+        pg_url: str, pg_schema_name: str) -> None:
+    store = PostgresStore(pg_url, schema=pg_schema_name)
+    before = _backends(pg_url)
+    store.reader(wait=False)  # returns at once; the reader may or may not be open yet
+    assert run_reads(store, [lambda conn: 1, lambda conn: 2]) == [1, 2]
+    store.close()  # waits for a reader still opening, and closes it
+    assert store.reader() is None
+    for _ in range(100):  # a closed connection's backend exits asynchronously
+        if _backends(pg_url) <= before - 1:
+            break
+        time.sleep(0.02)
+    assert _backends(pg_url) == before - 1  # the store's own and its reader's are gone
 
 
 @pytest.mark.postgres
@@ -56,6 +87,7 @@ def test_a_read_failing_on_the_reader_runs_again_on_the_store(
             raise StoreError("the reader's connection broke")
         return i
 
+    assert pg_store.reader() is not None
     assert run_reads(pg_store, [lambda conn, i=i: read(conn, i) for i in range(4)]) == \
         [0, 1, 2, 3]
     assert "reader" in where  # the reader took (and failed) at least one of them
@@ -73,6 +105,7 @@ def test_a_read_failing_on_the_store_fails_the_step(pg_store: PostgresStore) -> 
 @pytest.mark.postgres
 def test_the_reader_searches_as_its_store_does(pg_store: PostgresStore) -> None:
     use_exact_search(pg_store)
+    pg_store.reader()
     reader = reader_for(pg_store)
     assert reader is not None and exact_search(reader)
     use_exact_search(pg_store, False)

@@ -73,6 +73,7 @@ class Pipeline:
             store.embedding_model(variant)
         if self.config.exact_search:
             use_exact_search(store)  # never the approximate index: ranks as DuckDB does
+        store.reader(wait=False)  # a server's second connection opens while steps 1–3 run
         self.llm = llm
         if self.llm is None and self.config.offline is not True:
             self.llm = _llm_from_config(store, self.config)

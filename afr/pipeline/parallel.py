@@ -32,11 +32,11 @@ _WORKERS_LOCK = threading.Lock()
 
 def reader_for(store: Store) -> Store | None:
     """The store's second connection, set to search as the store does (exact mode), or
-    None when reads should stay on the store itself: it has no reader, or it searches
-    in-memory matrices (numpy in this process, not a server's backends)."""
+    None when reads should stay on the store itself: it has no reader (or not yet), or it
+    searches in-memory matrices (numpy in this process, not a server's backends)."""
     if memory_vectors(store) is not None:
         return None
-    reader = store.reader()
+    reader = store.reader(wait=False)  # reads wait for no connection: in order until then
     if reader is not None:
         use_exact_search(reader, exact_search(store))
     return reader

@@ -280,10 +280,11 @@ class Store(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
-    def reader(self) -> Store | None:
+    def reader(self, *, wait: bool = True) -> Store | None:
         """A second connection to this store for reads that run beside this one's
         (``afr.pipeline.parallel``), sharing its facts and closed with it; None when the
-        store has no use for one (an embedded database answers a thread at a time)."""
+        store has no use for one (an embedded database answers a thread at a time), or,
+        with ``wait=False``, while it is still being opened."""
         return None
 
     def server_memory(self) -> tuple[int, int] | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -50,19 +51,24 @@ class PostgresStore(Store):
     builds_vector_indexes = True
 
     def __init__(self, url: str, *, schema: str = "afr", read_only: bool = False,
-                 create: bool = True) -> None:
+                 create: bool = True, reads_only: bool = False) -> None:
         super().__init__()
         self.url = url
         self.schema = check_identifier(schema, "schema name")
         self.location = f"{redact_url(url)} (schema {schema})"
         self.read_only = read_only
+        # Another store's reader: a read-only session at every (re)connect, running afr's
+        # own statements as they are (read_only wraps and checks what users type).
+        self.reads_only = reads_only
         self.create = create
         self._in_tx = False
         self._vector_indexes: set[str] = set()
         self._type_indexes: dict[str, set[int]] = {}  # per variant: type codes indexed
         self.reconnects = 0
         self._reader: PostgresStore | None = None
-        self._reader_failed = False
+        self._reader_opening: threading.Thread | None = None  # set once: opened at most once
+        self._reader_lock = threading.Lock()
+        self._closed = False
         self._connect()
 
     def _connect(self) -> None:
@@ -136,7 +142,7 @@ class PostgresStore(Store):
                 pgsql.Literal(", ".join(_quote_ident(name) for name in path))
             )
         )
-        if self.read_only:
+        if self.read_only or self.reads_only:
             self._exec_raw("setup/read_only_session.sql")
         from pgvector.psycopg import register_vector
 
@@ -215,30 +221,47 @@ class PostgresStore(Store):
                 self._in_tx = False
 
     def close(self) -> None:
-        if self._reader is not None:
-            self._reader.close()
-            self._reader = None
+        with self._reader_lock:
+            self._closed = True
+            opening, reader, self._reader = self._reader_opening, self._reader, None
+        if opening is not None:
+            opening.join()  # a reader it opens now sees the store closed, and closes itself
+        if reader is not None:
+            reader.close()
         self.con.close()
 
-    def reader(self) -> PostgresStore | None:
+    def reader(self, *, wait: bool = True) -> PostgresStore | None:
         # A server runs two backends at once: on two cores, two independent searches of a
-        # step take about the time of one. Read-only, so it can never write, and sharing
-        # this store's facts. A server that refuses a second connection (max_connections)
-        # just means no parallel reads.
-        if self._reader is None and not self._reader_failed:
-            with self.lock:
-                if self._reader is None and not self._reader_failed:
-                    try:
-                        reader = PostgresStore(self.url, schema=self.schema, create=False)
-                        reader._exec_raw("setup/read_only_session.sql")
-                    except (StoreError, psycopg.Error):
-                        self._reader_failed = True
-                        return None
-                    reader._facts = self._facts
-                    reader._vector_indexes = self._vector_indexes
-                    reader._type_indexes = self._type_indexes
-                    self._reader = reader
+        # step take about the time of one. Opened in the background on first call (a
+        # connection costs 15–30 ms, more than a question saves), so ``wait=False`` returns
+        # None until it is ready. Read-only, so it can never write, and sharing this
+        # store's facts. A server that refuses a second connection (max_connections) just
+        # means no parallel reads.
+        with self._reader_lock:
+            if self._reader is None and self._reader_opening is None and not (
+                    self._closed or self.reads_only):
+                self._reader_opening = threading.Thread(
+                    target=self._open_reader, name="afr-reader-connect", daemon=True)
+                self._reader_opening.start()
+            opening = self._reader_opening
+        if wait and opening is not None:
+            opening.join()
         return self._reader
+
+    def _open_reader(self) -> None:
+        try:
+            reader = PostgresStore(self.url, schema=self.schema, create=False,
+                                   reads_only=True)
+        except (StoreError, psycopg.Error):
+            return
+        reader._facts = self._facts
+        reader._vector_indexes = self._vector_indexes
+        reader._type_indexes = self._type_indexes
+        with self._reader_lock:
+            if self._closed:
+                reader.close()
+            else:
+                self._reader = reader
 
     # -- bulk ------------------------------------------------------------------------------
 
