@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 
 from afr.ground.compile import CompiledGrounding, compile_grounding, edge_ways
@@ -21,24 +22,28 @@ MAX_ROUNDS = 1000
 
 
 # Scope expansion usually stops early: constants are first grounded with the candidates of
-# levels up to FIRST_STAGE only, and with all l_max of them only when that finds < k answers.
-FIRST_STAGE = 8
+# levels up to 8 only, then up to 27, and with all l_max of them only when those find < k
+# answers. Each stage costs one statement; a hub constant's 93 candidates can cost 20 ms.
+STAGES = (8, 27)
 
 
-def ground(store: Store, query: GroundingQuery, *, k: int = 20, l_max: int = 100
-           ) -> GroundingResult:
+def ground(store: Store, query: GroundingQuery, *, k: int = 20, l_max: int = 100,
+           stages: Sequence[int] = STAGES) -> GroundingResult:
     """Answers with their scope levels, cut at the first level with ≥ k of them.
 
     An answer's level only depends on candidates up to that level, so grounding with each
-    constant's first FIRST_STAGE candidates yields exactly the answers of levels ≤
-    FIRST_STAGE; when they are already ≥ k, the stop rule fires there and the result is
-    the one of the full grounding, without expanding hubs for candidates it never needs."""
+    constant's candidates of levels ≤ s yields exactly the answers of levels ≤ s; when
+    they are already ≥ k, the stop rule fires there and the result is the one of the full
+    grounding, without expanding hubs for candidates it never needs. ``stages``: the
+    bounds s tried in turn before the full grounding."""
     started = time.perf_counter()
     directed = edge_directions(store)
     schedule = scope_schedule(l_max)
-    first = _first_stage(query, schedule)
-    if first is not None:
-        answers, compiled = _answers(store, first, directed, k, l_max)
+    for bound in stages:
+        staged = _stage(query, schedule, bound)
+        if staged is None:
+            continue
+        answers, compiled = _answers(store, staged, directed, k, l_max)
         kept, final = cut_at_k(answers, schedule, k)
         if len(kept) >= k:
             return GroundingResult(kept, final, schedule, sql=compiled.statements,
@@ -51,17 +56,17 @@ def ground(store: Store, query: GroundingQuery, *, k: int = 20, l_max: int = 100
                            params=compiled.params, cyclic=compiled.cyclic)
 
 
-def _first_stage(query: GroundingQuery, schedule: list[int]) -> GroundingQuery | None:
-    """The query with constants cut to their first FIRST_STAGE candidates, or None when
-    that would change nothing."""
-    if not schedule or schedule[-1] <= FIRST_STAGE:
+def _stage(query: GroundingQuery, schedule: list[int], bound: int) -> GroundingQuery | None:
+    """The query with constants cut to their candidates of levels ≤ ``bound``, or None
+    when that would change nothing (then neither would any larger bound)."""
+    if not schedule or schedule[-1] <= bound:
         return None
     cut = {}
     for var, sym in query.symbols.items():
         if sym.candidates is None:
             continue
         levels = candidate_levels(len(sym.candidates), schedule, sym.lead)
-        keep = sum(1 for level in levels if level <= FIRST_STAGE)
+        keep = sum(1 for level in levels if level <= bound)
         if len(sym.candidates) > keep:
             cut[var] = replace(sym, candidates=sym.candidates[:keep])
     if not cut:
