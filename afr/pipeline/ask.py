@@ -8,7 +8,9 @@ warning; it never loses the question. A question waits at most 2 × timeout_s + 
 failing LLM calls (``WaitBudget``), and a client marked down is not asked at all.
 
 Timings name only what ran: ``1_target_type`` and ``8_rerank`` are the LLM's steps; the
-time lost to a failed LLM step is under ``1-2_llm_failed`` or ``8_llm_failed``.
+time lost to a failed LLM step is under ``1-2_llm_failed`` or ``8_llm_failed``. With the
+hybrid ranking the graph answers' provenance is part of ``6_7_hybrid`` (it runs beside
+the question's vector search); with the paper's ranking it is ``provenance``.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ from __future__ import annotations
 import threading
 import uuid
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from afr.embed import Embedder, embedder_for_store
 from afr.errors import AfrError, LLMError, StoreError
+from afr.ground import GroundingQuery
 from afr.lexical import has_lexical_index
 from afr.llm import LLMClient, LLMConfig, LLMUnavailableError, StoreLLMCache, WaitBudget
 from afr.pipeline.config import AskConfig
@@ -133,7 +137,12 @@ class Pipeline:
         qvec = query_vector(self.store, self.embedder, question)
         if cfg.ranking == "hybrid":
             with timer.step("6_7_hybrid"):
-                candidates = rank_hybrid(self.store, qvec, result, self.schema, cfg)
+                # the graph answers' provenance, on the connection that ranked them, while
+                # the other one runs the question's vector search
+                explain = None if gquery is None else partial(
+                    _explain, query=gquery, k=cfg.k, l_max=cfg.l_max)
+                candidates = rank_hybrid(self.store, qvec, result, self.schema, cfg,
+                                         explain=explain)
         else:
             with timer.step("6_vss_grounded"):
                 # Sized to what this ask uses: the quota, and the top k for provenance; the
@@ -142,7 +151,7 @@ class Pipeline:
                     if self.full_graph_strand else \
                     graph_strand(self.store, qvec, grounded, max(cfg.graph_quota, cfg.k))
                 graph_part = result.graph_ranked[:max(cfg.graph_quota, 0)]
-        if gquery is not None and result.graph_ranked:
+        if cfg.ranking != "hybrid" and gquery is not None and result.graph_ranked:
             with timer.step("provenance"):
                 result.warnings += provenance(self.store, gquery, result.graph_ranked[:cfg.k],
                                               l_max=cfg.l_max)
@@ -386,6 +395,12 @@ class Pipeline:
                 rank, c.node_id, d.ext_id, d.name, d.type, c.source, c.level, c.vss_score,
                 positions.get(c.node_id) if positions else None, c.provenance,
             ))
+
+
+def _explain(conn: Store, graph: list[Candidate], *, query: GroundingQuery, k: int,
+             l_max: int) -> list[str]:
+    """The provenance of the first k graph answers (step 6 of the hybrid ranking)."""
+    return provenance(conn, query, graph[:k], l_max=l_max)
 
 
 def _llm_fell_back(result: AskResult, exc: LLMError, steps: str, instead: str) -> None:

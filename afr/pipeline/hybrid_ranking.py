@@ -17,7 +17,7 @@ paper; ``"paper"`` keeps the paper's steps 6–7 exactly (``afr.pipeline.ranking
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,7 +26,7 @@ from afr.cypher.model import TEXT_OPERATORS, Condition
 from afr.lexical import bm25, has_lexical_index
 from afr.pipeline.config import AskConfig
 from afr.pipeline.fusion import FusionWeights, fuse
-from afr.pipeline.parallel import Read, run_reads
+from afr.pipeline.parallel import run_reads
 from afr.pipeline.ranking import combine, graph_strand, graph_strand_all, vss_strand
 from afr.pipeline.result import AskResult, Candidate
 from afr.pipeline.text_match import match_text
@@ -48,6 +48,7 @@ class Strands:
     lexical: list[tuple[int, float]] = field(default_factory=list)
     final: list[Candidate] = field(default_factory=list)  # before step 8
     notes: list[str] = field(default_factory=list)
+    explained: list[str] = field(default_factory=list)  # what ``explain`` noted
 
 
 def text_conditions(conditions: Sequence[tuple[Condition, str]]) -> list[Condition]:
@@ -86,45 +87,41 @@ def apply_text_conditions(store: Store, grounded: list[tuple[int, int]],
     return grounded, signals, notes
 
 
-def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
-                   grounded: Sequence[tuple[int, int]], types: Sequence[str] | None, k: int,
-                   *, weights: FusionWeights, confidence: float = 1.0,
-                   text: Sequence[Condition] = (), keep_graph: int = 0) -> Strands:
-    """Steps 6–7 fused. ``keep_graph``: how many of the graph strand's first answers (in
-    the paper's order: level, then similarity) stay in the list whatever the fusion says —
-    the paper's quota, so the graph only adds to what the paper's ranking finds."""
-    lexical_ok = has_lexical_index(store)
-    grounded, text_signals, notes = apply_text_conditions(store, list(grounded), list(text)) \
-        if lexical_ok else (list(grounded), [], [])
-    if not lexical_ok:
-        notes.append("no lexical index (run 'afr index'): hybrid ranking without BM25")
-    depth = max(POOL, k)
-    grounded_ids = list(dict.fromkeys(n for n, _ in grounded))
-    # Three independent reads, run at once where the store can: the plain vector list of
-    # step 7, the grounded answers by (level, similarity), and BM25 of the question in one
-    # statement (the type's best `depth` and every grounded answer wherever it ranks).
-    reads: list[Read] = [
-        lambda conn: vss_strand(conn, qvec, types, depth),
-        lambda conn: graph_strand_all(conn, qvec, grounded),
-    ]
-    if lexical_ok:
-        reads.append(lambda conn: bm25(conn, question, types=types, k=depth,
-                                       also=grounded_ids))
-    vss, graph, *rest = run_reads(store, reads)
-    question_bm25 = rest[0] if rest else []
-    paper_part = [c.node_id for c in graph[:max(keep_graph, 0)]]
+Explain = Callable[[Store, list[Candidate]], list[str]]
+
+
+@dataclass
+class _GraphSide:
+    graph: list[Candidate]  # fused order, the first level's answers first
+    paper_part: list[int]  # the paper's quota, in the paper's order
+    question_bm25: list[tuple[int, float]]
+    explained: list[str]
+
+
+def _rank_graph(conn: Store, qvec: np.ndarray, question: str,
+                grounded: Sequence[tuple[int, int]], types: Sequence[str] | None,
+                depth: int, weights: FusionWeights, *, lexical: bool,
+                text_signals: Sequence[str], keep_graph: int,
+                explain: Explain | None) -> _GraphSide:
+    """Step 6 on one connection: the grounded answers by (level, similarity), BM25 of the
+    question in one statement (the type's best ``depth`` and every grounded answer wherever
+    it ranks), their fusion, and ``explain`` on the result."""
+    graph = graph_strand_all(conn, qvec, grounded)  # by (level, similarity)
     by_id = {c.node_id: c for c in graph}
+    question_bm25 = bm25(conn, question, types=types, k=depth, also=list(by_id)) \
+        if lexical else []
+    paper_part = [c.node_id for c in graph[:max(keep_graph, 0)]]
     if graph:
         ids = list(by_id)
         dense = sorted(((c.node_id, c.vss_score if c.vss_score is not None else -1.0)
                         for c in graph), key=lambda x: (-x[1], x[0]))
         level = [(c.node_id, -float(c.level or 0)) for c in graph]  # graph is level-first
         signals = [(dense, weights.dense), (level, weights.level)]
-        if lexical_ok:
+        if lexical:
             signals.append(([(n, s) for n, s in question_bm25 if n in by_id],
                             weights.lexical))
             for t in text_signals:
-                signals.append((bm25(store, t, types=types, ids=ids), weights.text))
+                signals.append((bm25(conn, t, types=types, ids=ids), weights.text))
         fused_graph = [by_id[n] for n, _ in fuse(signals, method=weights.fusion,
                                                  rrf_k=weights.rrf_k)]
         # Level first only within the confident band: the answers of the first scope
@@ -132,6 +129,38 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
         first = min(c.level or 0 for c in graph)
         graph = [c for c in fused_graph if (c.level or 0) == first] + \
             [c for c in fused_graph if (c.level or 0) != first]
+    explained = explain(conn, graph) if explain is not None and graph else []
+    return _GraphSide(graph, paper_part, question_bm25, explained)
+
+
+def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
+                   grounded: Sequence[tuple[int, int]], types: Sequence[str] | None, k: int,
+                   *, weights: FusionWeights, confidence: float = 1.0,
+                   text: Sequence[Condition] = (), keep_graph: int = 0,
+                   explain: Explain | None = None) -> Strands:
+    """Steps 6–7 fused. ``keep_graph``: how many of the graph strand's first answers (in
+    the paper's order: level, then similarity) stay in the list whatever the fusion says —
+    the paper's quota, so the graph only adds to what the paper's ranking finds.
+    ``explain``: called with the ranked graph strand on the connection that ranked it (the
+    answers' provenance), beside the vector search; its notes are ``Strands.explained``."""
+    lexical_ok = has_lexical_index(store)
+    grounded, text_signals, notes = apply_text_conditions(store, list(grounded), list(text)) \
+        if lexical_ok else (list(grounded), [], [])
+    if not lexical_ok:
+        notes.append("no lexical index (run 'afr index'): hybrid ranking without BM25")
+    depth = max(POOL, k)
+
+    def rank_graph(conn: Store) -> _GraphSide:
+        return _rank_graph(conn, qvec, question, grounded, types, depth, weights,
+                           lexical=lexical_ok, text_signals=text_signals,
+                           keep_graph=keep_graph, explain=explain)
+
+    # Two independent reads, run at once where the store can: the plain vector list of
+    # step 7, and the graph strand's ranking (then its provenance) on the other connection.
+    vss, side = run_reads(store, [lambda conn: vss_strand(conn, qvec, types, depth),
+                                  rank_graph])
+    graph, paper_part, question_bm25 = side.graph, side.paper_part, side.question_bm25
+    by_id = {c.node_id: c for c in graph}
     lexical = question_bm25[:depth]
     trust = weights.graph * max(0.0, min(confidence, 1.0))
     pool = None
@@ -171,7 +200,7 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
             "fused": score, "dense": dense_score.get(node, c.vss_score),
             "bm25": lex_score.get(node)}}
         final.append(c)
-    return Strands(graph, vss, lexical, final, notes)
+    return Strands(graph, vss, lexical, final, notes, side.explained)
 
 
 def _keep(ranked: list[tuple[int, float]], must: list[int], k: int
@@ -238,16 +267,19 @@ def target_text_conditions(result: AskResult) -> list[Condition]:
 
 
 def rank_hybrid(store: Store, qvec: np.ndarray, result: AskResult, schema: SkbSchema,
-                cfg: AskConfig, weights: FusionWeights | None = None) -> list[Candidate]:
-    """Steps 6–7, hybrid: fills the result's strands, returns the list before step 8."""
+                cfg: AskConfig, weights: FusionWeights | None = None, *,
+                explain: Explain | None = None) -> list[Candidate]:
+    """Steps 6–7, hybrid: fills the result's strands, returns the list before step 8.
+    ``explain``: see ``hybrid_strands``."""
     grounded = result.grounding.answers if result.grounding else []
     strands = hybrid_strands(store, qvec, result.question, grounded, answer_types(result, schema),
                              cfg.k, weights=weights or FusionWeights.from_settings(),
                              confidence=result.link_confidence,
-                             text=target_text_conditions(result), keep_graph=cfg.graph_quota)
+                             text=target_text_conditions(result), keep_graph=cfg.graph_quota,
+                             explain=explain)
     result.graph_ranked, result.vss_ranked = strands.graph, strands.vss
     result.lexical_ranked, result.pre_rerank = strands.lexical, list(strands.final)
-    result.warnings += strands.notes
+    result.warnings += strands.notes + strands.explained
     return strands.final
 
 
