@@ -134,9 +134,9 @@ def test_symbols_lexical_fuses_bm25_into_a_constants_ranking(demo: Store,
     monkeypatch.setattr(symbols, "search", lambda *a, **k: list(blind))
     pipe = Pipeline(demo, AskConfig(offline=True))
     catalog = AttributeCatalog.from_store(demo)
-    _, plain = symbols._search_symbol(demo, pipe.embedder, sym, catalog, l_max=3)
-    _, fused = symbols._search_symbol(demo, pipe.embedder, sym, catalog, l_max=3,
-                                      lexical=True)
+    _, plan = symbols._prepare_symbol(demo, sym, catalog, l_max=3)
+    assert plan is not None
+    plain, fused = symbols._rank_all(demo, pipe.embedder, [(plan, False), (plan, True)])
     assert plain == blind
     assert best in [n for n, _ in fused] and dict(fused)[best] == 0.0
     assert len(fused) == 3

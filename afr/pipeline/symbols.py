@@ -152,16 +152,6 @@ def _rank_all(store: Store, embedder: Embedder, plans: list[tuple[_Search, bool]
     return ranked
 
 
-def _search_symbol(
-    store: Store, embedder: Embedder, sym: ResolvedSymbol, catalog: AttributeCatalog, *,
-    l_max: int, lexical: bool = False,
-) -> tuple[SymbolCandidates, list[tuple[int, float]] | None]:
-    """A symbol's filters and, for a constant, its vector-similarity ranking (None when
-    there is nothing to rank)."""
-    out, plan = _prepare_symbol(store, sym, catalog, l_max=l_max)
-    return out, _rank_all(store, embedder, [(plan, lexical)])[0] if plan else None
-
-
 def _fuse_lexical(found: list[tuple[int, float]], lexical: list[tuple[int, float]],
                   limit: int) -> list[tuple[int, float]]:
     """The vector ranking of a search string fused (reciprocal rank) with its BM25 ranking
@@ -249,13 +239,11 @@ def complete_symbols(store: Store, embedder: Embedder, symbols: dict[str, Symbol
                      *, l_max: int) -> None:
     """Run the similarity searches ``retrieve_symbols`` deferred: each constant gets the
     candidates it would have had without ``defer``."""
-    waiting = [out for out in symbols.values() if out.deferred is not None]
-    ranked = _rank_all(store, embedder, [(out.deferred.plan, out.deferred.lexical)
-                                         for out in waiting if out.deferred is not None])
-    for out, found in zip(waiting, ranked, strict=True):
-        if out.deferred is not None:
-            _place(out, found, out.deferred.lead, l_max)
-            out.deferred = None
+    waiting = [(out, out.deferred) for out in symbols.values() if out.deferred is not None]
+    ranked = _rank_all(store, embedder, [(wait.plan, wait.lexical) for _, wait in waiting])
+    for (out, wait), found in zip(waiting, ranked, strict=True):
+        _place(out, found, wait.lead, l_max)
+        out.deferred = None
 
 
 def _place(out: SymbolCandidates, ranked: list[tuple[int, float]], lead_ids: list[int],
