@@ -5,6 +5,10 @@
     afr.load_skb_dir(store, "my-skb")
     afr.embed_store(store, afr.make_embedder("hash"))
     result = afr.ask(store, "Which …?")            # AskResult: answers, cypher, timings …
+
+    # settings: flags > environment > settings file > defaults, resolved once
+    settings = afr.resolve_settings({"af.l_max": 30}).settings
+    result = afr.ask(store, "Which …?", settings)
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ _EXPORTS = {
     "ask": "afr.pipeline.ask",
     "Pipeline": "afr.pipeline.ask",
     "AskResult": "afr.pipeline.ask",
-    "AskConfig": "afr.pipeline.config",
+    "Settings": "afr.settings",
+    "resolve_settings": "afr.settings",
     "parse_cypher": "afr.cypher",
     "ground": "afr.ground",
     "AfrError": "afr.errors",

@@ -1,5 +1,5 @@
-"""Where afr finds things: the files it ships (SQL templates, DDL, prompts, the demo SKB)
-and the user's cache (the demo store).
+"""Where afr finds the files it ships: SQL templates, DDL, prompts, the demo SKB. (The
+user's cache folder is a setting, ``store.cache_dir``.)
 
 ``sql/`` and ``schema/`` sit at the top of the source tree but are installed as the
 packages ``afr.sql`` and ``afr.schema`` (see pyproject.toml), so the same lookup works
@@ -9,7 +9,6 @@ the source tree.
 
 from __future__ import annotations
 
-import os
 from importlib import resources
 from pathlib import Path
 
@@ -41,17 +40,3 @@ def demo_skb_dir() -> Path:
 
 def prompts_dir() -> Path:
     return Path(__file__).resolve().parent / "prompts"
-
-
-def cache_dir() -> Path:
-    """$AFR_CACHE_DIR, else $XDG_CACHE_HOME/afr, else ~/.cache/afr."""
-    env = os.environ.get("AFR_CACHE_DIR")
-    if env:
-        return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "afr"
-
-
-def demo_store_path() -> Path:
-    return cache_dir() / "demo.duckdb"

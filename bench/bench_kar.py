@@ -36,15 +36,15 @@ def _quality(afr: str, db: str, questions: str, method: str, limit: int | None,
 def _latency(db: str, questions: str, method: str, limit: int | None) -> tuple[float, float]:
     from afr.evaluate.questions import load_questions
     from afr.pipeline.ask import Pipeline
-    from afr.pipeline.config import AskConfig
     from afr.resources import demo_skb_dir
+    from afr.settings import Settings, with_values
     from afr.store import open_store
 
     source = str(demo_skb_dir()) if questions == "demo" else questions
     items = load_questions(Path(source), limit=limit)
     store = open_store(db)
     try:
-        pipe = Pipeline(store, AskConfig(method=method, offline=True, reranker="none"))
+        pipe = Pipeline(store, with_values(Settings(), {"ask.method": method, "llm.offline": True, "rerank.method": "none"}))
         pipe.ask(items[0].query)  # warm: first-use reads are set-up, not a question's cost
         times = []
         for q in items:

@@ -128,14 +128,14 @@ def main() -> None:
     args = parser.parse_args()
 
     from afr.cypher import parse_cypher, resolve
+    from afr.methods.af.paper_ranking import vss_strand
     from afr.pipeline.ask import Pipeline
-    from afr.pipeline.config import AskConfig
-    from afr.pipeline.ranking import vss_strand
+    from afr.settings import Settings, with_values
     from afr.vectors.search import query_vector
 
     store, data, rows = prepare(args.work, args.nodes, args.edges, args.questions)
     db, conn = load_kuzu(store, args.work / f"kuzu-peers-{args.nodes}-{args.edges}")
-    pipeline = Pipeline(store, AskConfig(offline=True, log=False))
+    pipeline = Pipeline(store, with_values(Settings(), {"llm.offline": True, "ask.log": False}))
     schema = store.skb_schema()
 
     cases = []

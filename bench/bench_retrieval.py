@@ -78,9 +78,9 @@ def run_store(store, queries, embedder, memory: bool = False, warmup=()
     """Steps 3-7 of every query, timed, after the ``warmup`` queries (other ones: the
     store's working set is in memory, but no timed query has been asked before)."""
     from afr.pipeline.ask import Pipeline
-    from afr.pipeline.config import AskConfig
+    from afr.settings import Settings, with_values
 
-    pipeline = Pipeline(store, AskConfig(offline=True, log=False), embedder=embedder)
+    pipeline = Pipeline(store, with_values(Settings(), {"llm.offline": True, "ask.log": False}), embedder=embedder)
     if memory:
         from afr.vectors.memory import search_matrix, use_memory_vectors
 
@@ -92,7 +92,7 @@ def run_store(store, queries, embedder, memory: bool = False, warmup=()
               f"{time.perf_counter() - t:.1f} s", file=sys.stderr)
     steps: dict[str, list[float]] = {}
     gqueries = []
-    import afr.pipeline.grounding as ask_mod
+    import afr.methods.af.grounding as ask_mod
 
     original = ask_mod.ground
 

@@ -207,11 +207,11 @@ ONE_ASK = """
 import json, resource, sys, time
 from afr.store import open_store
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
+from afr.settings import Settings, with_values
 db, schema, cypher = sys.argv[1], sys.argv[2] or None, sys.argv[3]
 store = open_store(db, schema=schema)
 started = time.perf_counter()
-result = Pipeline(store, AskConfig(offline=True)).ask("Which papers are these?", cypher=cypher)
+result = Pipeline(store, with_values(Settings(), {"llm.offline": True})).ask("Which papers are these?", cypher=cypher)
 print(json.dumps({"seconds": time.perf_counter() - started, "answers": len(result.answers),
                   "grounded": len(result.grounding.answers) if result.grounding else 0,
                   "level": result.grounding.final_level if result.grounding else None,
@@ -249,11 +249,11 @@ from hostile import cypher_literal, long_string, store_fingerprint
 from afr.errors import AfrError
 from afr.store import open_store
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
+from afr.settings import Settings, with_values
 store = open_store(sys.argv[1], schema=sys.argv[2] or None)
 before = store_fingerprint(store)
 big = long_string()
-pipe = Pipeline(store, AskConfig(offline=True))
+pipe = Pipeline(store, with_values(Settings(), {"llm.offline": True}))
 cases = {
     "question": dict(question=big),
     "cypher name": dict(question="q", cypher="MATCH (y:paper)<-[:author_writes_paper]-"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import sys
 
@@ -16,16 +15,8 @@ from afr.errors import AfrError
 from .carets import where, with_places
 from .context import Context, handle_errors, note, pass_ctx, warn
 from .exit_codes import llm_exit_code
-from .options import (
-    ask_config,
-    ask_options,
-    explicit,
-    k_option,
-    l_max_option,
-    mode_option,
-    no_edge_types_option,
-    top_option,
-)
+from .explain import explain as explain_result
+from .options import settings_options, top_option
 from .output import format_table, json_text
 from .sqltext import CYCLIC_NOTE, echo_statements, grounding_json, inlined
 
@@ -67,7 +58,7 @@ EXACT_SEPARATOR = "    ·· above: linked to exact name matches · below: expand
 
 @click.command()
 @click.argument("question")
-@ask_options(concurrency_flag="--concurrency")
+@settings_options()
 @top_option("Answers to print (table view).")
 @click.option("--explain", is_flag=True,
               help="Also show target type, Cypher, query graph, dropped parts, symbol "
@@ -75,7 +66,7 @@ EXACT_SEPARATOR = "    ·· above: linked to exact name matches · below: expand
 @click.option("--json", "as_json", is_flag=True, help="Everything as JSON.")
 @pass_ctx
 @handle_errors
-def ask(ctx: Context, question: str, config, top: int, explain: bool, as_json: bool) -> None:
+def ask(ctx: Context, question: str, settings, top: int, explain: bool, as_json: bool) -> None:
     """Answer QUESTION with the Autofocus-Retriever and print the ranked answers
     (QUESTION `-`: read it from stdin).
 
@@ -108,22 +99,31 @@ def ask(ctx: Context, question: str, config, top: int, explain: bool, as_json: b
       AFR_LLM_BASE_URL=http://localhost:11434/v1 AFR_LLM_MODEL=qwen3 afr ask "…" --reranker listwise
     """
     from afr.pipeline.ask import Pipeline
-    from afr.pipeline.confidence import assess
 
     question = read_question(question)
     store = ctx.open()
-    result = Pipeline(store, config).ask(question)
+    result = Pipeline(store, settings).ask(question)
     if as_json:
-        data = result.to_dict()
-        data["store"] = store.location
-        data["demo_store"] = ctx.is_demo
-        if result.grounding is not None:
-            data["grounding"].update(grounding_json(
-                store, result.grounding.sql, result.grounding.params,
-                cyclic=result.grounding.cyclic))
-        click.echo(json_text(data))
-        _exit_for_llm(store, result, with_reason=True)
-        return
+        _print_json(ctx, store, result)
+    else:
+        _print_answers(ctx, store, result, top=top, explain=explain)
+    _exit_for_llm(store, result, with_reason=as_json)
+
+
+def _print_json(ctx: Context, store, result) -> None:
+    data = result.to_dict()
+    data["store"] = store.location
+    data["demo_store"] = ctx.is_demo
+    if result.grounding is not None:
+        data["grounding"].update(grounding_json(
+            store, result.grounding.sql, result.grounding.params,
+            cyclic=result.grounding.cyclic))
+    click.echo(json_text(data))
+
+
+def _print_answers(ctx: Context, store, result, *, top: int, explain: bool) -> None:
+    from afr.pipeline.confidence import assess
+
     if result.mode == "offline" and result.kar is not None:
         note("offline mode (no LLM configured): KAR with entity linking and the graph-PRF "
              "expansion, no reranking")
@@ -132,7 +132,7 @@ def ask(ctx: Context, question: str, config, top: int, explain: bool, as_json: b
     for warning in result.warnings:
         note(warning)
     if explain:
-        _explain(result, store)
+        explain_result(result, store)
     confidence = assess(result)
     for text in confidence.notes:
         note(text)
@@ -154,10 +154,9 @@ def ask(ctx: Context, question: str, config, top: int, explain: bool, as_json: b
         click.echo(legend([a.source for a in shown]))
     total = sum(result.timings.values())
     click.echo(f"\n{len(result.answers)} answers · target type {result.target_type or '?'} · "
-               f"{total:.2f} s · run {result.run_id}" + ("" if config.log else " (not logged)"),
-               err=True)
+               f"{total:.2f} s · run {result.run_id}" + ("" if result.logged
+                                                        else " (not logged)"), err=True)
     click.echo(f"store: {ctx.store_label(store)}", err=True)
-    _exit_for_llm(store, result)
 
 
 def _exit_for_llm(store, result, *, with_reason: bool = False) -> None:
@@ -166,129 +165,12 @@ def _exit_for_llm(store, result, *, with_reason: bool = False) -> None:
     code = llm_exit_code(result.llm_failure)
     if not code:
         return
-    missed = []
-    if "1-2_llm_failed" in result.timings:
-        missed.append("steps 1–2 came from the offline formalizer")
-    if "kar_1_llm_failed" in result.timings:
-        missed.append("KAR's entities came from offline entity linking")
-    if "kar_6_llm_failed" in result.timings or (
-            "kar_1_llm_failed" in result.timings and "kar_6_expand" not in result.timings):
-        missed.append("KAR's expansion is the graph-PRF one")
-    if "8_llm_failed" in result.timings:
-        missed.append("the answers are not reranked")
+    missed = [f"{f.step}: {f.instead}" for f in result.fallbacks]
     reason = result.llm_error if with_reason else result.llm_failure
-    warn(f"the LLM failed ({reason}): {' and '.join(missed) or 'see the notes'}; "
+    warn(f"the LLM failed ({reason}): {'; '.join(missed) or 'see the notes'}; "
          f"exit code {code}")
     store.close()
     sys.exit(code)
-
-
-def _explain(result, store) -> None:
-    click.echo(f"target type:  {result.target_type or 'unknown'}")
-    if result.kar is not None:
-        _explain_kar(result)
-        return
-    click.echo(f"outcome:      {result.outcome or 'unknown'}")
-    if result.repair is not None:
-        click.echo("cypher as written:" if result.repair["used"] else "cypher:")
-        for line in (result.repair["original"] or "").splitlines():
-            click.echo(f"  {line}")
-        click.echo("repair round: " + "; ".join(result.repair["problems"]))
-        click.echo(f"  {result.repair['note']}")
-    click.echo("cypher used:" if result.repair and result.repair["used"] else "cypher:")
-    if not (result.repair and not result.repair["used"]):
-        for line in (result.cypher or "").splitlines():
-            click.echo(f"  {line}")
-    if result.fixes:
-        click.echo("fixes:")
-        for f in result.fixes:
-            change = f"{f.before} → {f.after}" if f.after is not None else f"{f.before} dropped"
-            click.echo(f"  - {f.kind} {f.where}: {change}" + (f" ({f.note})" if f.note else ""))
-    click.echo("query graph:")
-    click.echo("  " + json.dumps({k: v for k, v in result.query_graph.items() if k != "dropped"},
-                                 ensure_ascii=False))
-    if result.resolved and result.resolved.dropped:
-        click.echo("dropped:")
-        for text in with_places(result.resolved.dropped,
-                                result.query_graph.get("dropped", []), result.cypher or ""):
-            click.echo(f"  - {text}")
-    if result.resolved and result.resolved.notes:
-        click.echo("read differently:")
-        for text in result.resolved.notes:
-            click.echo(f"  - {text}")
-    if result.symbols:
-        click.echo("symbols:")
-        for var, s in result.symbols.items():
-            if s.constant:
-                lead = "all at level 1: a name filter" if s.pattern else \
-                    f"{s.exact} exact name matches"
-                click.echo(f"  {var}: search {s.search!r} → {len(s.ids)} candidates ({lead})")
-            elif s.allowed is not None:
-                click.echo(f"  {var}: {len(s.allowed)} nodes pass its filters")
-            for text in s.notes:
-                click.echo(f"    note: {text}")
-    if result.grounding is not None:
-        g = result.grounding
-        click.echo(f"grounding: {len(g.answers)} answers, stopped at level "
-                   f"{g.final_level} of {g.levels}")
-        if g.cyclic:
-            click.echo(f"  ({CYCLIC_NOTE})")
-        click.echo("  SQL (values inlined; re-run it with afr sql):")
-        echo_statements(inlined(store, g.sql, g.params), indent="    ")
-    if result.sage is not None:
-        _explain_sage(result)
-    _explain_footer(result)
-
-
-def _explain_footer(result) -> None:
-    """What every --explain ends with, whatever the method: time per step and LLM use."""
-    click.echo("timings: " + ", ".join(f"{k} {v * 1000:.1f} ms"
-                                       for k, v in result.timings.items()))
-    click.echo(f"LLM: {result.llm_calls} calls, {result.llm_tokens} tokens, "
-               f"{result.rerank_prompts} rerank prompts")
-    click.echo("")
-
-
-def _explain_sage(result) -> None:
-    """SAGE's expansion: seeds, neighbours found and kept, and each neighbour's link."""
-    sage = result.sage
-    settings = sage["settings"]
-    click.echo(f"sage: {sage['seeds']} seeds (k_seed {settings['k_seed']}), policy "
-               f"{settings['policy']}, neighbours "
-               f"{'of the target type' if settings['same_type'] else 'of any type'}")
-    if sage["skipped"]:
-        click.echo(f"  no expansion: {sage['skipped']}")
-        return
-    click.echo(f"  {sage['neighbours']} neighbours in node_sim, {sage['kept']} kept "
-               f"(pruned by {settings['bm25']:g}·BM25 + {settings['dense']:g}·dense, "
-               f"min-max normalised)" + (f"; {sage['filled']} slots filled from the seed "
-                                         "list" if sage["filled"] else ""))
-    names = {a.node_id: a.name or a.ext_id for a in result.answers}
-    for a in result.answers:
-        link = a.provenance.get("sage") or {}
-        if link.get("role") != "neighbour":
-            continue
-        scores = a.provenance.get("scores") or {}
-        click.echo(f"  #{a.rank} {a.name or a.ext_id}: similar to "
-                   f"{names.get(link['via_seed'], link['via_seed'])} ({link['signal']} "
-                   f"{link['sim']:.3f}), fused {scores.get('fused', 0.0):.3f}")
-
-
-def _explain_kar(result) -> None:
-    kar = result.kar
-    click.echo(f"method:       kar ({kar['mode']}; expansion: {kar['expansion_source']})")
-    click.echo("entities:")
-    for e in kar["entities"]:
-        found = "nothing" if e["node_id"] is None else \
-            f"node {e['node_id']} ({e['score']:.3f})"
-        click.echo(f"  {e['entity']} [{e['source']}] {e['text'][:80]!r} → {found}")
-    click.echo(f"neighbours reached: {kar['neighbours']}; triples kept:")
-    for t in kar["triples"]:
-        click.echo(f"  {t['entity']}.{t['rank']} ({t['score']:.3f}) {t['rendered']}")
-    click.echo("expanded query:")
-    for line in kar["expanded_query"].splitlines():
-        click.echo(f"  {line}")
-    _explain_footer(result)
 
 
 @click.command()
@@ -302,19 +184,17 @@ def _explain_kar(result) -> None:
 @click.option("--fix", "fix_it", is_flag=True,
               help="Print the Cypher as afr fixes it (labels, relations, directions, "
                    "properties, RETURN); the fixes are listed on stderr.")
-@mode_option
-@no_edge_types_option
+@settings_options(("af.mode", "af.use_edge_types", "ask.k", "af.l_max"), steps=False,
+                  helps={"ask.k": "Answers wanted: scope expansion stops once grounding "
+                                  "has this many."})
 @click.option("--target-type", metavar="TYPE",
               help="The answer type, as step 1 of `afr ask` predicts it: in strict mode it "
                    "types a target the Cypher leaves without a known label.")
-@k_option(help="Answers wanted: scope expansion stops once grounding has this many.")
-@l_max_option
 @top_option("Answers to print (with --run).")
 @pass_ctx
 @handle_errors
 def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it: bool,
-           fix_it: bool, mode: str, no_edge_types: bool, target_type: str | None, k: int, l_max: int,
-           top: int) -> None:
+           fix_it: bool, settings, target_type: str | None, top: int) -> None:
     """Parse a Cypher query (no LLM) and show what afr makes of it (CYPHER `-`: read it
     from stdin).
 
@@ -334,60 +214,40 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
     """
     from afr.cypher import parse_cypher
     from afr.cypher.render import render_cypher
-    from afr.pipeline.ask import Pipeline
-    from afr.pipeline.grounding import fix_cypher
+    from afr.methods.af.cypher_report import report_cypher
+    from afr.pipeline.ask import open_session
+    from afr.settings import with_values
     from afr.text import clean_text
 
-    cypher_text = clean_text(read_question(cypher_text))
-    graph = parse_cypher(cypher_text)
+    text = clean_text(read_question(cypher_text))
+    graph = parse_cypher(text)
     if not graph.symbols and as_json and not (show_sql or run_it or fix_it):
         click.echo(json_text({**graph.to_dict(), "fixes": []}))
         return
     if not graph.symbols:
-        reasons = "; ".join(d.reason + where(d.text, cypher_text) for d in graph.dropped)
-        _echo_carets(graph.dropped, cypher_text)
+        reasons = "; ".join(d.reason + where(d.text, text) for d in graph.dropped)
+        _echo_carets(graph.dropped, text)
         raise AfrError(f"nothing usable in that Cypher: {reasons or 'no MATCH pattern found'}")
     store = ctx.open()
     # The same steps 3–5 as `afr ask`, with the same settings, offline and unlogged.
-    config = ask_config(**explicit(mode=mode, no_edge_types=no_edge_types, k=k, l_max=l_max),
-                        offline=True, log=False)
-    pipeline = Pipeline(store, config)
-    node_type = pipeline.schema.node_type(target_type)
-    if target_type is not None and node_type is None:
-        raise AfrError(f"--target-type {target_type}: not a node type of this SKB (see "
-                       "'afr info')")
-    fixed = fix_cypher(graph, pipeline.schema, pipeline.catalog, target_type=node_type)
-    _print_fixes(cypher_text, fixed.fixes)
+    session = open_session(store, with_values(settings, {"llm.offline": True,
+                                                         "ask.log": False}))
+    report = report_cypher(session, text, graph, target_type=target_type,
+                           ground=run_it or show_sql, sql=show_sql)
+    _print_fixes(text, report.fixed.fixes)
     if fix_it:
-        click.echo(render_cypher(fixed.graph))
-    if not (show_sql or run_it):
-        data = fixed.graph.to_dict()
+        click.echo(render_cypher(report.fixed.graph))
+    if report.grounded is None:
+        data = report.fixed.graph.to_dict()
         if as_json:
-            data["fixes"] = [dataclasses.asdict(f) for f in fixed.fixes]
+            data["fixes"] = [dataclasses.asdict(f) for f in report.fixed.fixes]
             click.echo(json_text(data))
         elif not fix_it:
-            _print_graph(data, cypher_text)
+            _print_graph(data, text)
         return
-    from afr.ground import compile_grounding, edge_directions, edge_endpoints
-
-    steps = pipeline.ground_cypher(cypher_text, target_type=node_type)
-    for text in with_places(steps.resolved.dropped, graph.dropped, cypher_text):
-        note(text)
-    for text in steps.resolved.notes:
-        note(text)
-    for var, cands in steps.symbols.items():
-        for text in cands.notes:
-            note(f"{var}: {text}")
-    _echo_carets(graph.dropped, cypher_text)
-    gquery = steps.query
-    if gquery is None:
-        raise AfrError("nothing constrains the target: no grounding to do")
-    if show_sql:
-        compiled = compile_grounding(gquery, schema_directed=edge_directions(store),
-                                     sql=store.sql, k=config.k, l_max=config.l_max,
-                                     adjacency=store.has_edge_lists(),
-                                     endpoints=edge_endpoints(store),
-                                     presence=store.has_edge_presence())
+    _print_grounding_notes(report, graph, text)
+    if report.compiled is not None:
+        compiled = report.compiled
         if as_json:
             click.echo(json_text(grounding_json(store, compiled.statements, compiled.params,
                                                 cyclic=compiled.cyclic)))
@@ -396,15 +256,33 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
                 note(CYCLIC_NOTE)
             echo_statements(inlined(store, compiled.statements, compiled.params))
     if run_it:
-        res = steps.result
-        assert res is not None
-        ids = [n for n, _ in res.answers]
-        details = store.node_details(ids)
-        rows = [(i, details[n].name or details[n].ext_id, details[n].type, lvl,
-                 details[n].ext_id) for i, (n, lvl) in enumerate(res.answers[:top], 1)]
-        click.echo(format_table(["#", "answer", "type", "level", "id"], rows))
-        click.echo(f"\n{len(res.answers)} answers, final level {res.final_level}, "
-                   f"{res.seconds * 1000:.1f} ms", err=True)
+        _print_grounded(store, report.grounded, top)
+
+
+def _print_grounding_notes(report, graph, text: str) -> None:
+    grounded = report.grounded
+    for line in with_places(grounded.resolved.dropped, graph.dropped, text):
+        note(line)
+    for line in grounded.resolved.notes:
+        note(line)
+    for var, cands in grounded.symbols.items():
+        for line in cands.notes:
+            note(f"{var}: {line}")
+    _echo_carets(graph.dropped, text)
+    if grounded.query is None:
+        raise AfrError("nothing constrains the target: no grounding to do")
+
+
+def _print_grounded(store, grounded, top: int) -> None:
+    res = grounded.result
+    assert res is not None
+    ids = [n for n, _ in res.answers]
+    details = store.node_details(ids)
+    rows = [(i, details[n].name or details[n].ext_id, details[n].type, lvl,
+             details[n].ext_id) for i, (n, lvl) in enumerate(res.answers[:top], 1)]
+    click.echo(format_table(["#", "answer", "type", "level", "id"], rows))
+    click.echo(f"\n{len(res.answers)} answers, final level {res.final_level}, "
+               f"{res.seconds * 1000:.1f} ms", err=True)
 
 
 def _echo_carets(dropped, query: str) -> None:

@@ -7,12 +7,13 @@ import functools
 import os
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import click
 
 from afr.errors import AfrError
+from afr.settings import Resolved, debug_enabled, resolve_settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -40,23 +41,42 @@ def warn(message: str) -> None:
 
 
 class Context:
+    """What the command line chose: the global options, and the settings resolved from
+    them and the command's own options (once per command)."""
+
     def __init__(self, db: str | None, schema: str | None, progress: bool) -> None:
-        self.db = db
-        self.schema = schema
         self.progress = progress
+        # the global options, as settings (only those given)
+        self.flags = {p: v for p, v in (("store.db", db), ("store.schema", schema)) if v}
+        self._resolved: Resolved | None = None
         #: Whether the last store opened is the bundled demo store (the read-only fallback).
         self.is_demo = False
+
+    def resolve(self, flags: Mapping[str, Any] | None = None) -> Resolved:
+        """The command's settings: its own ``flags`` and the global ones over the
+        environment, the settings file and the defaults (resolved once)."""
+        if self._resolved is None or flags:
+            self._resolved = resolve_settings({**self.flags, **(flags or {})})
+        return self._resolved
+
+    @property
+    def db(self) -> str | None:
+        return self.resolve().settings.store.db
+
+    @property
+    def schema(self) -> str:
+        return self.resolve().settings.store.schema
 
     def open(self, *, write: bool = False, read_only: bool = False, create: bool = False):
         """Open the chosen store (``afr.demo.open_store_for``: commands that do not
         ``write`` may fall back to the demo store; only ``create`` makes a new one)."""
-        from afr.demo import open_store_for
-        from afr.resources import demo_store_path
+        from afr.demo import demo_store_path, open_store_for
 
-        store = open_store_for(self.db, schema=self.schema, write=write, read_only=read_only,
-                               create=create, progress=self.progress)
+        settings = self.resolve().settings.store
+        store = open_store_for(settings, write=write, read_only=read_only, create=create,
+                               progress=self.progress)
         path = getattr(store, "path", None)
-        self.is_demo = path is not None and _same_file(path, demo_store_path())
+        self.is_demo = path is not None and _same_file(path, demo_store_path(settings))
         # Closed when the command ends, however it ends (closing twice is harmless): an
         # error must not leave the file open in a process that goes on (tests, scripts).
         click_ctx = click.get_current_context(silent=True)
@@ -110,7 +130,7 @@ def handle_errors(func: F) -> F:
         except (click.ClickException, click.Abort):
             raise
         except Exception as exc:  # noqa: BLE001 - the last line of defence for users
-            if os.environ.get("AFR_DEBUG"):
+            if debug_enabled():
                 traceback.print_exc()
             first = " ".join(str(exc).split())[:300]
             click.echo(

@@ -11,7 +11,7 @@ from afr.errors import AfrError
 
 from .context import Context, handle_errors, note, pass_ctx
 from .exit_codes import llm_exit_code
-from .options import ask_options, given
+from .options import given, settings_options
 from .output import json_text
 
 
@@ -72,14 +72,14 @@ def eval() -> None:  # noqa: A001 - the command is called eval
 @click.option("--methods", metavar="M1,M2",
               help="Run these methods too, side by side with --method over the same "
                    "questions (af, vss, bm25, hybrid, …); the same as --sweep method=M1,M2.")
-@ask_options(concurrency_flag="--rerank-concurrency")
+@settings_options(flags={"rerank.concurrency": "--rerank-concurrency"})
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @pass_ctx
 @handle_errors
 def run_cmd(ctx: Context, source: str | None, resume: str | None, split: str | None,
             limit: int | None, sample: int | None, seed: int, concurrency: int,
             name: str | None, max_llm_failures: int, replay: str | None,
-            sweeps: tuple[str, ...], methods: str | None, config, as_json: bool) -> None:
+            sweeps: tuple[str, ...], methods: str | None, settings, as_json: bool) -> None:
     """Ask every question of SOURCE and score the answers.
 
     SOURCE is an SKB directory with questions.csv, a CSV file (id,query,answer_ids), a
@@ -107,7 +107,7 @@ def run_cmd(ctx: Context, source: str | None, resume: str | None, split: str | N
     if methods:
         sweeps = (*sweeps, f"method={methods}")
     store = ctx.open()
-    session = run_eval(store, source, resume=resume, config=config, name=name, split=split,
+    session = run_eval(store, source, resume=resume, settings=settings, name=name, split=split,
                        limit=limit, sample=sample, seed=seed, replay=replay, sweeps=sweeps,
                        concurrency=concurrency if given("concurrency") else None,
                        max_llm_failures=max_llm_failures,
@@ -144,12 +144,12 @@ def run_cmd(ctx: Context, source: str | None, resume: str | None, split: str | N
 @handle_errors
 def list_cmd(ctx: Context, limit: int, as_json: bool) -> None:
     """The store's eval runs, newest first."""
-    from afr.evaluate.runs import list_runs
+    from afr.evaluate.eval_runs import list_eval_runs
 
     from .output import format_table
 
     store = ctx.open(read_only=True)
-    items = list_runs(store, limit=limit)
+    items = list_eval_runs(store, limit=limit)
     if as_json:
         click.echo(json_text(items))
         return
@@ -172,13 +172,13 @@ def list_cmd(ctx: Context, limit: int, as_json: bool) -> None:
 @handle_errors
 def show_cmd(ctx: Context, eval_ref: str, as_json: bool) -> None:
     """The summary of one run: metrics per variant, step latency, LLM cost."""
+    from afr.evaluate.eval_runs import find_eval_run
     from afr.evaluate.report import summarize
-    from afr.evaluate.runs import find_run
 
     from .eval_format import format_summary
 
     store = ctx.open(read_only=True)
-    run = find_run(store, eval_ref)
+    run = find_eval_run(store, eval_ref)
     summary = summarize(store, run)
     if as_json:
         summary["config"] = run.settings.__dict__
@@ -199,15 +199,15 @@ def show_cmd(ctx: Context, eval_ref: str, as_json: bool) -> None:
 def export_cmd(ctx: Context, eval_ref: str, csv_path: str | None,
                json_path: str | None) -> None:
     """Per question: id, query, gold, ranked list, metrics, status, error."""
+    from afr.evaluate.eval_runs import find_eval_run
     from afr.evaluate.report import EXPORT_COLUMNS, export_rows, summarize
-    from afr.evaluate.runs import find_run
 
     from .output import to_csv
 
     if not csv_path and not json_path:
         raise AfrError("say where to: --csv FILE and/or --json FILE")
     store = ctx.open(read_only=True)
-    run = find_run(store, eval_ref)
+    run = find_eval_run(store, eval_ref)
     if csv_path:
         rows = export_rows(store, run)
         _write(csv_path, to_csv(EXPORT_COLUMNS, [[r[c] for c in EXPORT_COLUMNS]
@@ -266,12 +266,12 @@ def compare_cmd(ctx: Context, a_ref: str, b_ref: str, examples: int, as_json: bo
 
 def _run_and_variant(store, ref: str):
     """``EVAL_ID`` or ``EVAL_ID@VARIANT`` → (the run, the variant or None)."""
-    from afr.evaluate.runs import find_run
+    from afr.evaluate.eval_runs import find_eval_run
 
     run_ref, sep, variant = ref.rpartition("@")
     if not sep:
-        return find_run(store, ref), None
-    return find_run(store, run_ref), variant
+        return find_eval_run(store, ref), None
+    return find_eval_run(store, run_ref), variant
 
 
 COMMANDS = [eval]

@@ -77,6 +77,13 @@ def format_compare(data: dict[str, Any], *, examples: int = 5) -> str:
                 + f" · {run['mode']} · {run['done']} questions")
 
     lines = [head("A", a, data["a_variant"]), head("B", b, data["b_variant"]), ""]
+    if data["settings_differ"]:
+        lines.append(format_table(["setting", "A", "B"], [
+            [d["setting"], _setting(d["a"]), _setting(d["b"])]
+            for d in data["settings_differ"]]))
+    else:
+        lines.append("settings: the same")
+    lines.append("")
     rows = []
     for v in data["variants"]:
         for m in METRICS:
@@ -103,3 +110,10 @@ def format_compare(data: dict[str, Any], *, examples: int = 5) -> str:
             for q in ids[:examples]:
                 lines.append(f"    {label}: [{q}] {' '.join(data['queries'][q].split())[:90]}")
     return "\n".join(lines)
+
+
+def _setting(value: Any) -> str:
+    """A stored setting for a table: None (unset or not stored) shown as such."""
+    if value is None:
+        return "(none)"
+    return f"{value:g}" if isinstance(value, float) else str(value)

@@ -11,10 +11,9 @@ from .context import Context, UsageProblem, handle_errors, pass_ctx
 def build_index(ctx: Context, store) -> None:
     """Build (or top up) the lexical index and say what it holds: shared by `afr index`
     and the --index flag of load and embed."""
-    from afr.lexical import BM25Params
     from afr.lexical.index import build_lexical_index
 
-    report = build_lexical_index(store, params=BM25Params.from_settings(),
+    report = build_lexical_index(store, params=ctx.resolve().settings.bm25,
                                  progress=ctx.progress)
     click.echo(f"lexical index: {report.indexed:,} nodes indexed now, {report.total:,} of "
                f"{report.nodes:,} in all ({report.postings:,} postings, {report.terms:,} "
@@ -24,16 +23,16 @@ def build_index(ctx: Context, store) -> None:
 def build_similarity(ctx: Context, store, *, k_cand: int | None, percentile: float | None,
                      types: tuple[str, ...]) -> None:
     """Build the similarity graph anew and say what it holds."""
-    from afr.embed import embedder_for_store
-    from afr.settings import sage_settings
+    from afr.embed import embedder_for_store, embedding_endpoint
     from afr.vectors.similarity import build_similarity_graph
 
-    settings = sage_settings()
+    settings = ctx.resolve().settings
+    sage = settings.sage
     report = build_similarity_graph(
-        store, embedder_for_store(store),
-        k_cand=k_cand if k_cand is not None else int(settings["k_cand"]),
-        percentile=percentile if percentile is not None else float(settings["percentile"]),
-        types=list(types) or None, min_text_chars=int(settings["min_text_chars"]),
+        store, embedder_for_store(store, embedding_endpoint(settings.embed, settings.llm)),
+        k_cand=k_cand if k_cand is not None else sage.k_cand,
+        percentile=percentile if percentile is not None else sage.percentile,
+        types=list(types) or None, min_text_chars=sage.min_text_chars,
         progress=ctx.progress)
     d = report.degree
     click.echo(f"similarity graph: {report.nodes:,} nodes of {len(report.types)} types "

@@ -15,6 +15,7 @@ from afr.progress import enabled_by_default
 
 from . import (
     ask_commands,
+    config_commands,
     eval_commands,
     index_commands,
     runs_commands,
@@ -69,8 +70,8 @@ class AfrGroup(click.Group):
 @click.group(cls=AfrGroup,
              context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.option("--db", metavar="PATH|URL", help=DB_HELP)
-@click.option("--schema", envvar="AFR_SCHEMA", metavar="NAME",
-              help="PostgreSQL schema holding afr's tables (default: afr).")
+@click.option("--schema", metavar="NAME",
+              help="PostgreSQL schema holding afr's tables [env AFR_SCHEMA; default: afr].")
 @click.option("--progress/--no-progress", default=None,
               help="Show progress bars (default: when stderr is a terminal).")
 @click.version_option(__version__, prog_name="afr")
@@ -99,7 +100,7 @@ def cli(ctx: click.Context, db: str | None, schema: str | None, progress: bool |
 
 
 for _module in (store_commands, index_commands, ask_commands, runs_commands, eval_commands,
-                synth_commands):
+                synth_commands, config_commands):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

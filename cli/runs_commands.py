@@ -59,25 +59,43 @@ def runs(click_ctx: click.Context, limit: int, with_eval: bool, as_json: bool) -
 @click.argument("run_id", metavar="ID")
 @click.option("--candidates", default=5, show_default=True, type=click.IntRange(1, 1000),
               help="Candidates shown per symbol.")
+@click.option("--against", "other_id", metavar="ID",
+              help="Show the settings that differ from this other run's (default: those "
+                   "that differ from afr's defaults).")
 @click.option("--json", "as_json", is_flag=True, help="The run as JSON.")
 @pass_ctx
 @handle_errors
-def show(ctx: Context, run_id: str, candidates: int, as_json: bool) -> None:
-    """One run in full: question, mode, target type, Cypher, step timings, warnings,
-    each symbol's candidates and the answers with strand, level, score and provenance.
-    ID may be a prefix of the run id."""
-    from afr.pipeline.runs import find_run, run_details
+def show(ctx: Context, run_id: str, candidates: int, other_id: str | None,
+         as_json: bool) -> None:
+    """One run in full: question, mode, target type, Cypher, the settings it ran with
+    (those not afr's defaults, or --against another run's), step timings, notes, each
+    symbol's candidates and the answers with strand, level, score and provenance. ID
+    may be a prefix of the run id."""
+    from afr.pipeline.runs import find_run, run_details, settings_differences
 
     store = ctx.open(read_only=True)
     run = run_details(store, find_run(store, run_id), per_symbol=candidates)
+    other = run_details(store, find_run(store, other_id)) if other_id else None
+    differ = settings_differences(run, other)
     if as_json:
-        click.echo(json.dumps(run.to_dict(), indent=2, ensure_ascii=False, default=str))
+        data = run.to_dict()
+        data["settings_differ"] = [{"setting": p, "this": a, "other": b}
+                                   for p, a, b in differ]
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
         return
     when = run.created_at.strftime("%Y-%m-%d %H:%M:%S") if run.created_at else "?"
     click.echo(f"run {run.run_id} · {when} · {run.mode} · {run.status}"
                + (f" · eval {run.eval_id} question {run.question_id}" if run.eval_id else ""))
     click.echo(f"question:     {run.question}")
+    click.echo(f"method:       {run.method}")
     click.echo(f"target type:  {run.target_type or 'unknown'}")
+    against = f"run {other.run_id[:12]}" if other is not None else "afr's defaults"
+    if differ:
+        click.echo(f"settings (where they differ from {against}):")
+        for path, mine, theirs in differ:
+            click.echo(f"  {path} = {mine!r}  ({against}: {theirs!r})")
+    else:
+        click.echo(f"settings:     the same as {against}")
     click.echo("cypher:")
     for line in (run.cypher or "(none)").splitlines():
         click.echo(f"  {line}")

@@ -68,7 +68,7 @@ def load(ctx: Context, source: Path, fmt: str, dataset: str | None, replace: boo
     """
     from afr.load.source import load_into
 
-    report = load_into(ctx.db, source, schema=ctx.schema, fmt=fmt,  # type: ignore[arg-type]
+    report = load_into(ctx.resolve().settings.store, source, fmt=fmt,  # type: ignore[arg-type]
                        dataset=dataset, replace=replace, progress=ctx.progress)
     verb = "replaced with" if report.replaced else "loaded"
     click.echo(
@@ -110,14 +110,15 @@ def embed(ctx: Context, model: str | None, variants: tuple[str, ...], batch_size
     search. Only nodes without a vector are embedded, batch by batch, committed at least
     every second: interrupt it and run it again to continue.
     """
-    from afr.embed import make_embedder
+    from afr.embed import embedding_endpoint, make_embedder
     from afr.embed.spec import spec_for_store
     from afr.vectors import embed_store
 
+    settings = ctx.resolve().settings
     store = ctx.open(write=True)
     try:
         spec = model or spec_for_store(store) or "hash"
-        embedder = make_embedder(spec)
+        embedder = make_embedder(spec, embedding_endpoint(settings.embed, settings.llm))
         report = embed_store(store, embedder, variants=variants or ("doc", "doc_rel"),
                              batch_size=batch_size, rebuild=rebuild, progress=ctx.progress)
         if lexical:
@@ -230,7 +231,7 @@ def demo(ctx: Context, rebuild: bool) -> None:
     """
     from afr.demo import example_question, setup_demo
 
-    path = setup_demo(ctx.db, rebuild=rebuild, progress=ctx.progress)
+    path = setup_demo(ctx.resolve().settings.store, rebuild=rebuild, progress=ctx.progress)
     click.echo(f"demo store ready: {path}")
     question = example_question()
     if question:

@@ -11,15 +11,16 @@ import pytest
 from afr.cli.main import cli
 from click.testing import CliRunner
 from fake_openai import FakeOpenAI, Reply, prompt_text
+from settings_util import settings_of
 from test_cypher_fix import CASES, SCHEMAS, _compact
 
 from afr.cypher import parse_cypher
 from afr.cypher.fix import fix_query_graph
 from afr.cypher.hints import locate
 from afr.cypher.render import render_cypher
+from afr.methods.af.repair import OUTCOMES, run_outcome
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
-from afr.pipeline.repair import OUTCOMES, run_outcome
+from afr.settings import Settings
 from afr.store import DuckDBStore
 
 REPAIR_PHRASE = "does not work on this graph"
@@ -45,10 +46,10 @@ def _responder(step2: str, repair: Reply | str):
     return reply
 
 
-def _config(server: FakeOpenAI, **kw) -> AskConfig:
+def _config(server: FakeOpenAI, **kw) -> Settings:
     llm = {"base_url": server.base_url, "model": "fake", "api_key": "x", "max_retries": 0,
            **kw.pop("llm", {})}
-    return AskConfig(reranker="none", llm=llm, **kw)
+    return settings_of(rerank__method="none", llm=llm, **kw)
 
 
 def _repair_calls(server: FakeOpenAI) -> int:
@@ -69,8 +70,8 @@ def test_scripted_correction_is_used_once_and_cached(demo: DuckDBStore) -> None:
         result = Pipeline(demo, _config(server)).ask(question)
         assert _repair_calls(server) == 1
         assert result.outcome == "repaired" and result.repair is not None
-        assert result.repair["used"] and result.repair["original"] == BROKEN
-        assert any("RAISED_INSIDE_OF" in p for p in result.repair["problems"])
+        assert result.repair.used and result.repair.original == BROKEN
+        assert any("RAISED_INSIDE_OF" in p for p in result.repair.problems)
         assert result.cypher == GOOD
         assert {a.ext_id for a in result.answers[:2]} == GOLD
         assert "3_repair" in result.timings
@@ -96,7 +97,7 @@ def test_a_reply_that_is_not_better_is_not_used(demo: DuckDBStore, reply: str) -
     with FakeOpenAI(_responder(BROKEN, reply)) as server:
         result = Pipeline(demo, _config(server)).ask(question)
         assert _repair_calls(server) == 1
-    assert result.repair is not None and not result.repair["used"]
+    assert result.repair is not None and not result.repair.used
     assert result.cypher == BROKEN and result.status == "ok"
     assert result.outcome in ("unanswerable", "failed")
     assert _logged(demo, result.run_id)[0] == result.outcome
@@ -105,12 +106,12 @@ def test_a_reply_that_is_not_better_is_not_used(demo: DuckDBStore, reply: str) -
 def test_a_reply_that_times_out_keeps_the_query(demo: DuckDBStore) -> None:
     question = "Which calendar exceptions derive from ValueError? (repair: timeout)"
     with FakeOpenAI(_responder(BROKEN, Reply(GOOD, delay_s=3))) as server:
-        config = _config(server, use_cache=False, llm={"timeout_s": 0.5})
+        config = _config(server, llm__use_cache=False, llm={"timeout_s": 0.5})
         result = Pipeline(demo, config).ask(question)
         assert _repair_calls(server) == 1
     assert result.status == "degraded" and result.cypher == BROKEN
     assert any("repair round" in w for w in result.warnings)
-    assert result.repair is not None and not result.repair["used"]
+    assert result.repair is not None and not result.repair.used
     assert result.outcome in ("unanswerable", "failed") and len(result.answers) > 0
 
 
@@ -119,11 +120,11 @@ def test_no_repair_when_the_query_works_or_when_switched_off(demo: DuckDBStore) 
         result = Pipeline(demo, _config(server)).ask("Calendar errors from ValueError? (ok)")
         assert _repair_calls(server) == 0 and result.repair is None
         assert result.outcome == "valid" and "3_repair" not in result.timings
-        off = Pipeline(demo, _config(server, repair=False)).ask(
+        off = Pipeline(demo, _config(server, af__repair=False)).ask(
             "Calendar errors from ValueError? (off)")
         assert _repair_calls(server) == 0 and off.repair is None
     # Offline (no LLM): never a repair round.
-    offline = Pipeline(demo, AskConfig(offline=True, reranker="none")).ask(
+    offline = Pipeline(demo, settings_of(llm__offline=True, rerank__method="none")).ask(
         "x", cypher=BROKEN, target_type="exception")
     assert offline.repair is None and offline.outcome in ("unanswerable", "failed")
 
@@ -131,7 +132,7 @@ def test_no_repair_when_the_query_works_or_when_switched_off(demo: DuckDBStore) 
 def test_at_most_one_repair_call_per_question(demo: DuckDBStore) -> None:
     """Whatever the replies, a question sends one repair prompt at most."""
     with FakeOpenAI(_responder(BROKEN, BROKEN)) as server:
-        pipeline = Pipeline(demo, _config(server, use_cache=False))
+        pipeline = Pipeline(demo, _config(server, llm__use_cache=False))
         for i in range(3):
             pipeline.ask(f"Which calendar exceptions derive from ValueError? (loop {i})")
         assert _repair_calls(server) == 3
@@ -144,7 +145,7 @@ def test_fixes_in_ask_and_run_log(demo: DuckDBStore) -> None:
     noisy = ("MATCH (y:Exceptions)-[:MODULE_DEFINES_EXCEPTIONS]-(m:Module {name: 'calendar'}),"
              " (y)-[:exception_inherits_from_exception]-(b:Exception {name: 'ValueError'})"
              " WHERE y.docstring CONTAINS 'month' RETURN y")
-    pipeline = Pipeline(demo, AskConfig(offline=True, reranker="none"))
+    pipeline = Pipeline(demo, settings_of(llm__offline=True, rerank__method="none"))
     result = pipeline.ask("Calendar errors from ValueError", cypher=noisy,
                           target_type="exception")
     kinds = [f.kind for f in result.fixes]
@@ -161,7 +162,7 @@ def test_fixes_in_ask_and_run_log(demo: DuckDBStore) -> None:
     # its filter is noted, not lost).
     assert any("docstring" in n for n in result.symbols["y"].notes)
     # --no-fix: the query as written loses its relation to the module.
-    raw = Pipeline(demo, AskConfig(offline=True, reranker="none", fix=False)).ask(
+    raw = Pipeline(demo, settings_of(llm__offline=True, rerank__method="none", af__fix=False)).ask(
         "Calendar errors from ValueError", cypher=noisy, target_type="exception")
     assert raw.fixes == [] and raw.outcome == "valid"
     assert any("MODULE_DEFINES_EXCEPTIONS" in d for d in raw.resolved.dropped)
@@ -171,7 +172,7 @@ def test_fixes_in_ask_and_run_log(demo: DuckDBStore) -> None:
 def test_dropped_property_is_folded_into_a_constants_search(demo: DuckDBStore) -> None:
     cypher = ("MATCH (y:exception)-[:module_defines_exception]-"
               "(m:module {name: 'calendar'}) WHERE m.docstring CONTAINS 'dates' RETURN y")
-    pipeline = Pipeline(demo, AskConfig(offline=True, reranker="none"))
+    pipeline = Pipeline(demo, settings_of(llm__offline=True, rerank__method="none"))
     result = pipeline.ask("calendar exceptions", cypher=cypher, target_type="exception")
     assert [f.kind for f in result.fixes] == ["dropped_property"]
     assert "docstring dates" in (result.symbols["m"].search or "")
@@ -276,7 +277,7 @@ def test_a_given_query_is_repaired_only_when_asked(demo: DuckDBStore) -> None:
         given = Pipeline(demo, _config(server)).ask(
             "Calendar errors from ValueError? (given)", cypher=BROKEN, target_type="exception")
         assert _repair_calls(server) == 0 and given.repair is None
-        asked = Pipeline(demo, _config(server, repair=True)).ask(
+        asked = Pipeline(demo, _config(server, af__repair=True)).ask(
             "Calendar errors from ValueError? (given, --repair)", cypher=BROKEN,
             target_type="exception")
         assert _repair_calls(server) == 1 and asked.outcome == "repaired"

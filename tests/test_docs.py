@@ -139,12 +139,21 @@ def test_cli_is_documented() -> None:
     assert not problems, "the CLI is not fully documented:\n  " + "\n  ".join(problems)
 
 
-def test_method_choice_lists_every_method() -> None:
-    """The CLI keeps its own list (no pipeline import at start-up): it must match."""
+def test_options_come_from_the_settings_tree() -> None:
+    """An ask option is its setting's: the same choices, bounds and help, one place for
+    each default (afr.settings.tree)."""
+    import click
     from afr.cli.main import cli
 
-    from afr.pipeline.config import METHODS
+    from afr.settings import METHODS, RERANKERS, Settings, by_path
 
-    ask = cli.commands["ask"]
-    choice = next(p for p in ask.params if p.name == "method").type
-    assert tuple(choice.choices) == METHODS
+    known = by_path(Settings)
+    options = {opt: p for p in cli.commands["ask"].params if isinstance(p, click.Option)
+               for opt in p.opts}
+    assert tuple(options["--method"].type.choices) == METHODS
+    assert tuple(options["--reranker"].type.choices) == RERANKERS
+    l_max = options["--l-max"].type
+    assert (l_max.min, l_max.max) == (known["af.l_max"].knob.minimum,
+                                      known["af.l_max"].knob.maximum)
+    assert options["--l-max"].help.startswith(known["af.l_max"].knob.help)
+    assert "[default: 100]" in options["--l-max"].help

@@ -15,7 +15,7 @@ from afr.load import load_skb_dir
 from afr.store import Store
 from afr.vectors import embed_store, query_vector
 from afr.vectors.documents import build_documents
-from afr.vectors.search import _PENDING, save_query_vectors, search
+from afr.vectors.search import save_query_vectors, search
 
 
 class WordEmbedder:
@@ -108,7 +108,7 @@ def test_query_vector_cache(loaded: Store) -> None:
     save_query_vectors(loaded)
     assert loaded.query(count)[0][0] == 1
     save_query_vectors(loaded)  # nothing pending: nothing happens
-    _PENDING.clear()  # a new process
+    loaded.runtime.pending_vectors.clear()  # a new process
     c = query_vector(loaded, emb, "some question")  # from the store's cache now
     assert emb.calls == calls + 1 and np.allclose(a, c)
 

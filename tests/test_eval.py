@@ -20,16 +20,17 @@ import pytest
 from afr.cli.main import cli
 from click.testing import CliRunner
 from fake_openai import FakeOpenAI, Reply, prompt_text
+from settings_util import settings_of
 
 from afr.demo import ensure_demo_store
+from afr.evaluate.eval_runs import EvalSettings, create_eval_run, find_eval_run
 from afr.evaluate.questions import load_questions
 from afr.evaluate.report import summarize
 from afr.evaluate.runner import Evaluator
-from afr.evaluate.runs import EvalSettings, create_run, find_run
 from afr.evaluate.variants import parse_sweeps
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
 from afr.resources import demo_skb_dir
+from afr.settings import to_dict, with_stored, with_values
 from afr.store import DuckDBStore
 
 FIRST_SIX = 6  # the demo's first questions: "Which exceptions defined in M inherit from B?"
@@ -246,18 +247,17 @@ def test_failures_are_recorded_and_retried_on_resume(db: Path, tmp_path: Path) -
     notes: list[str] = []
     try:
         with FakeOpenAI(lambda r: Reply(status=503, error="overloaded")) as down:
-            config = AskConfig(reranker="listwise",
-                               llm={"base_url": down.base_url, "model": "fake",
+            config = settings_of(rerank__method="listwise", llm={"base_url": down.base_url, "model": "fake",
                                     "api_key": "x", "max_retries": 0})
             pipeline = Pipeline(store, config)
             settings = EvalSettings(source=str(qfile), concurrency=2,
-                                    ask={**config.to_dict(), "offline": False})
+                                    ask=to_dict(with_values(config, {"llm.offline": False})))
             questions = settings.questions()
-            run = create_run(store, settings, name="flaky", total=len(questions))
+            run = create_eval_run(store, settings, name="flaky", total=len(questions))
             report = Evaluator(store, pipeline, run, questions, note=notes.append).execute()
         assert report.done == 5 and not report.interrupted
         assert any("no-such-node" in n for n in notes)
-        summary = summarize(store, find_run(store, "flaky"))
+        summary = summarize(store, find_eval_run(store, "flaky"))
         errs = store.query("SELECT error FROM eval_results")
         assert summary["failed"] == 1 and summary["degraded"] == 4, errs
         rows = {r[0]: r[1:] for r in store.query(
@@ -267,13 +267,14 @@ def test_failures_are_recorded_and_retried_on_resume(db: Path, tmp_path: Path) -
         assert rows["0"][0] == "degraded" and "LLM failed" in rows["0"][1]
         # the LLM is back: resuming asks the degraded and failed questions again
         with FakeOpenAI(scripted) as up:
-            run = find_run(store, run.eval_id)
-            run.settings.ask["llm"] = {"base_url": up.base_url, "model": "fake",
-                                       "api_key": "x"}
-            pipeline = Pipeline(store, run.settings.ask_config())
+            run = find_eval_run(store, run.eval_id)
+            run.settings.ask["llm"].update({"base_url": up.base_url, "model": "fake"})
+            # the key is never stored: it comes from the settings a resume starts with
+            pipeline = Pipeline(store, with_stored(settings_of(llm={"api_key": "x"}),
+                                                   run.settings.ask))
             Evaluator(store, pipeline, run, questions, note=notes.append).execute()
             assert len(up.chat_requests()) == 3 * 4  # four questions reached the LLM again
-        summary = summarize(store, find_run(store, run.eval_id))
+        summary = summarize(store, find_eval_run(store, run.eval_id))
         assert summary["degraded"] == 0 and summary["failed"] == 1  # an empty question stays
         assert summary["status"] == "finished"
         # "ghost" has no gold inside the candidate set: it scores 0, the others are found

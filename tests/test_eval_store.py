@@ -7,18 +7,19 @@ import json
 from pathlib import Path
 
 import pytest
+from settings_util import settings_of
 from skbutil import toy_skb
 
 from afr.embed import make_embedder
 from afr.errors import AfrError
+from afr.evaluate.eval_runs import EvalSettings, create_eval_run, find_eval_run
 from afr.evaluate.metrics import question_metrics
 from afr.evaluate.questions import load_questions
 from afr.evaluate.report import export_rows, summarize
 from afr.evaluate.runner import Evaluator
-from afr.evaluate.runs import EvalSettings, create_run, find_run
 from afr.load import load_skb_dir
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
+from afr.settings import Settings, to_dict, with_stored
 from afr.store import Store
 from afr.vectors import embed_store
 
@@ -41,21 +42,21 @@ def test_eval_on_both_stores(store: Store, tmp_path: Path) -> None:
                     "paper", CITES])
         w.writerow([2, "Which paper did nobody write?", "[12, 7]", "paper", "MATCH"])
     store.require_initialised()
-    config = AskConfig(offline=True, k=3)
+    config = settings_of(llm__offline=True, ask__k=3)
     settings = EvalSettings(source=str(skb), replay="cypher", concurrency=2,
                             sweeps={"alpha": [0.0, 1.0], "l_max": [1]},
-                            ask={**config.to_dict()})
+                            ask=to_dict(config))
     questions = settings.questions()
-    run = create_run(store, settings, name="toy", total=len(questions))
+    run = create_eval_run(store, settings, name="toy", total=len(questions))
     notes: list[str] = []
     report = Evaluator(store, Pipeline(store, config), run, questions,
                        note=notes.append).execute()
     assert report.done == 3 and run.status == "finished"
     assert any("not nodes of this store" in n for n in notes)  # 12 and 7
     assert any("non-candidate" in n for n in notes)  # a1 is an author
-    summary = summarize(store, find_run(store, "toy"))
+    summary = summarize(store, find_eval_run(store, "toy"))
     assert summary["mode"].startswith("replay of column 'cypher'")
-    rows = export_rows(store, find_run(store, run.eval_id), with_variants=True)
+    rows = export_rows(store, find_eval_run(store, run.eval_id), with_variants=True)
     assert [r["question_id"] for r in rows] == ["0", "1", "2"]
     assert rows[0]["ranked"][0] == "p3" and rows[1]["ranked"][0] == "p2"
     # recompute from the exported rankings: author a1 is outside the candidate set
@@ -116,7 +117,8 @@ def test_duplicate_question_ids_are_refused(tmp_path: Path) -> None:
 def test_settings_survive_the_store(tmp_path: Path) -> None:
     settings = EvalSettings(source="x", split="test", limit=5, sample=9, seed=2,
                             replay="cypher", sweeps={"alpha": [0.5]}, concurrency=3,
-                            ask=AskConfig(k=7, reranker="listwise").to_dict())
+                            ask=to_dict(settings_of(ask__k=7, rerank__method="listwise")))
     again = EvalSettings.from_dict(json.loads(json.dumps(settings.__dict__)))
     assert again == settings
-    assert again.ask_config().k == 7 and again.ask_config().reranker == "listwise"
+    resumed = with_stored(Settings(), again.ask)
+    assert resumed.ask.k == 7 and resumed.rerank.method == "listwise"

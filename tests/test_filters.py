@@ -10,7 +10,7 @@ from skbutil import write_skb
 
 from afr.cypher.model import Condition as C
 from afr.load import load_skb_dir
-from afr.pipeline.filters import AttributeCatalog, filter_nodes
+from afr.retrieval.filters import AttributeCatalog, filter_nodes
 from afr.store import Store
 
 SCHEMA = {"name": "f", "node_types": {"item": {}, "other": {}}, "edge_types": {}}

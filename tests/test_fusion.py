@@ -5,16 +5,16 @@ from __future__ import annotations
 import math
 
 import pytest
+from settings_util import settings_of
 
 from afr.cypher.model import Condition
 from afr.embed import make_embedder
 from afr.lexical.index import build_lexical_index
 from afr.load import load_skb_dir
+from afr.methods.af.hybrid_ranking import text_conditions
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
-from afr.pipeline.fusion import fuse
-from afr.pipeline.hybrid_ranking import text_conditions
 from afr.resources import demo_skb_dir
+from afr.retrieval.fusion import fuse
 from afr.store.base import Store
 from afr.vectors import embed_store
 
@@ -66,7 +66,7 @@ CYPHER = ('MATCH (c1:module {name: "aifc"})-[:module_defines_exception]->(y:exce
 def test_methods_and_hybrid_ranking_on_both_stores(demo: Store) -> None:
     lists = {}
     for method in ("vss", "bm25", "hybrid"):
-        pipe = Pipeline(demo, AskConfig(method=method, offline=True, reranker="none"))
+        pipe = Pipeline(demo, settings_of(ask__method=method, llm__offline=True, rerank__method="none"))
         result = pipe.ask(QUESTION, target_type="exception")
         assert len(result.answers) == 20 and {a.type for a in result.answers} == {"exception"}
         lists[method] = [a.ext_id for a in result.answers]
@@ -75,7 +75,7 @@ def test_methods_and_hybrid_ranking_on_both_stores(demo: Store) -> None:
                                                                result.answers]})
         assert len(rows) == 20
     assert lists["bm25"][0] == "exception:aifc.Error"
-    pipe = Pipeline(demo, AskConfig(ranking="hybrid", offline=True, reranker="none"))
+    pipe = Pipeline(demo, settings_of(af__ranking="hybrid", llm__offline=True, rerank__method="none"))
     result = pipe.ask(QUESTION, cypher=CYPHER, target_type="exception")
     assert result.answers[0].ext_id == "exception:aifc.Error"
     assert any("applied as a filter" in w for w in result.warnings)
@@ -93,13 +93,13 @@ def test_methods_and_hybrid_ranking_on_both_stores(demo: Store) -> None:
 def test_keep_vss_keeps_the_vector_search_top(demo: Store) -> None:
     """[ranking] keep_vss: however many grounded answers the fusion prefers, the vector
     search's first N stay in the list."""
-    from afr.pipeline.fusion import FusionWeights
-    from afr.pipeline.hybrid_ranking import hybrid_strands
-    from afr.pipeline.ranking import vss_strand
+    from afr.methods.af.hybrid_ranking import hybrid_strands
+    from afr.retrieval.lists import vss_strand
+    from afr.settings import RankingSettings
     from afr.vectors.search import query_vector
 
-    pipe = Pipeline(demo, AskConfig(offline=True, reranker="none"))
-    qvec = query_vector(demo, pipe.embedder, QUESTION)
+    pipe = Pipeline(demo, settings_of(llm__offline=True, rerank__method="none"))
+    qvec = query_vector(demo, pipe.session.embedder, QUESTION)
     vss_top = [n for n, _ in vss_strand(demo, qvec, ["exception"], 5)]
     # 60 grounded exceptions, none of them the vector search's top 5, all at level 1
     others = [int(r[0]) for r in demo.query(
@@ -108,7 +108,7 @@ def test_keep_vss_keeps_the_vector_search_top(demo: Store) -> None:
     grounded = [(n, 1) for n in others]
     for keep in (0, 5):
         strands = hybrid_strands(demo, qvec, QUESTION, grounded, ["exception"], 20,
-                                 weights=FusionWeights(graph=20.0, keep_vss=keep),
+                                 weights=RankingSettings(graph=20.0, keep_vss=keep),
                                  keep_graph=13)
         final = [c.node_id for c in strands.final]
         assert len(final) == 20
@@ -123,20 +123,21 @@ def test_symbols_lexical_fuses_bm25_into_a_constants_ranking(demo: Store,
                                                              monkeypatch) -> None:
     """[ranking] symbols_lexical: a node BM25 finds for a constant's name joins its
     candidates even when the vector search misses it (score 0: no similarity known)."""
-    import afr.pipeline.symbols as symbols
+    import afr.methods.af.symbols as symbols
     from afr.cypher.resolve import ResolvedSymbol
     from afr.lexical import bm25
-    from afr.pipeline.filters import AttributeCatalog
+    from afr.retrieval.filters import AttributeCatalog
+    from afr.settings import BM25Settings
 
     sym = ResolvedSymbol("m", "module", "module", ["aifc"], [])
     best = bm25(demo, "aifc", types=["module"], k=1)[0][0]
     blind = [(n, 0.5) for n in (1, 2, 3)]  # a vector search that misses it
     monkeypatch.setattr(symbols, "search", lambda *a, **k: list(blind))
-    pipe = Pipeline(demo, AskConfig(offline=True))
+    pipe = Pipeline(demo, settings_of(llm__offline=True))
     catalog = AttributeCatalog.from_store(demo)
     _, plan = symbols._prepare_symbol(demo, sym, catalog, l_max=3)
     assert plan is not None
-    plain, fused = symbols._rank_all(demo, pipe.embedder, [(plan, False), (plan, True)])
+    plain, fused = symbols._rank_all(demo, pipe.session.embedder, [(plan, None), (plan, BM25Settings())])
     assert plain == blind
     assert best in [n for n, _ in fused] and dict(fused)[best] == 0.0
     assert len(fused) == 3

@@ -25,12 +25,12 @@ from afr.cli.main import cli
 from click.testing import CliRunner
 from hostile import Tally, store_fingerprint
 from pgutil import pgdata_of
+from settings_util import settings_of
 from skbutil import TOY_SCHEMA, toy_skb, write_skb
 
 import afr
 from afr.errors import StoreError
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
 from afr.store import DuckDBStore, PostgresStore, Store, open_store
 
 QUESTION = "Which paper by Thomas Kipf is about graph learning?"
@@ -90,7 +90,7 @@ def test_terminated_backend_reconnects(pg_url: str, pg_schema_name: str,
                                        tmp_path: Path) -> None:
     store = _toy_store(PostgresStore(pg_url, schema=pg_schema_name), tmp_path)
     try:
-        pipeline = Pipeline(store, AskConfig(offline=True, k=5))
+        pipeline = Pipeline(store, settings_of(llm__offline=True, ask__k=5))
         first = pipeline.ask(QUESTION)
         for round_ in range(5):
             _terminate(pg_url, store)
@@ -165,7 +165,7 @@ def test_server_restart_during_questions(pg_url: str, pg_schema_name: str,
 
     store = _toy_store(PostgresStore(pg_url, schema=pg_schema_name), tmp_path)
     try:
-        pipeline = Pipeline(store, AskConfig(offline=True, k=5))
+        pipeline = Pipeline(store, settings_of(llm__offline=True, ask__k=5))
         expected = [a.ext_id for a in pipeline.ask(QUESTION).answers]
         user = "pgserver" if os.geteuid() == 0 else None
         pg_ctl(["-w", "-m", "fast", "restart"], pgdata=pgdata, user=user, timeout=60)
@@ -264,7 +264,7 @@ def test_load_killed_half_way_keeps_the_previous_state(kind: str, tmp_path: Path
     # The store is still usable after the kill: it answers.
     opened = _open(db, schema)
     try:
-        result = Pipeline(opened, AskConfig(offline=True, k=5, log=False)).ask(QUESTION)
+        result = Pipeline(opened, settings_of(llm__offline=True, ask__k=5, ask__log=False)).ask(QUESTION)
         assert result.answers[0].ext_id == "p3"
     finally:
         opened.close()

@@ -32,12 +32,12 @@ from hostile import (
     cypher_literal,
     store_fingerprint,
 )
+from settings_util import settings_of
 from skbutil import toy_skb
 
 import afr
 from afr.errors import AfrError
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
 from afr.store import DuckDBStore, PostgresStore, Store
 
 QUESTION = "Which paper by Thomas Kipf is about graph learning?"
@@ -150,8 +150,8 @@ def test_cypher_values_through_the_api(toy) -> None:
     runs_before = store.query("SELECT count(*) FROM runs")[0][0]
     # Logging every run costs a third of the time; the runs of the first pass are logged
     # (hostile text through the run-log's bound parameters), the rest are not.
-    logged = Pipeline(store, AskConfig(offline=True, k=5))
-    quiet = Pipeline(store, AskConfig(offline=True, k=5, log=False))
+    logged = Pipeline(store, settings_of(llm__offline=True, ask__k=5))
+    quiet = Pipeline(store, settings_of(llm__offline=True, ask__k=5, ask__log=False))
     t = tally(f"api cypher values ({store.dialect.name})")
     for i, (category, value) in enumerate(all_strings()):
         for j, template in enumerate(rotate(VALUE_TEMPLATES, i)):
@@ -180,7 +180,7 @@ def test_cypher_values_through_the_api(toy) -> None:
 def test_hostile_questions_through_the_api(toy) -> None:
     _, _, store = toy
     before = store_fingerprint(store)
-    pipeline = Pipeline(store, AskConfig(offline=True, k=5))
+    pipeline = Pipeline(store, settings_of(llm__offline=True, ask__k=5))
     t = tally(f"api questions ({store.dialect.name})")
     for i, (category, value) in enumerate(all_strings()):
         forms = (value, f"Which paper cites {value}?")
@@ -213,8 +213,7 @@ def test_llm_replies_are_only_data(toy) -> None:
 
     t = tally(f"llm replies ({store.dialect.name})")
     with FakeOpenAI(responder) as server:
-        config = AskConfig(reranker="listwise", k=5,
-                           llm={"base_url": server.base_url, "model": "m", "api_key": "x",
+        config = settings_of(rerank__method="listwise", ask__k=5, llm={"base_url": server.base_url, "model": "m", "api_key": "x",
                                 "max_retries": 0})
         pipeline = Pipeline(store, config)
         candidates = _node_ids(store)

@@ -20,11 +20,12 @@ from afr.cli.main import cli
 from click.testing import CliRunner
 from fake_openai import FakeOpenAI, Reply, prompt_text
 from hostile import Tally
+from settings_util import settings_of
 from skbutil import two_answer_type_store
 
-from afr.llm import LLMClient, LLMConfig
+from afr.llm import LLMClient
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
+from afr.settings import LLMSettings
 from afr.store import DuckDBStore
 
 QUESTION = "Which paper by Thomas Kipf is about graph learning?"
@@ -153,9 +154,9 @@ CASES: dict[str, tuple[Callable[[], Callable], str, tuple[str, ...]]] = {
 def pipeline(store: DuckDBStore, url: str, reranker: str = "listwise"
              ) -> tuple[Pipeline, list[float]]:
     slept: list[float] = []
-    config = LLMConfig(base_url=url, model="m", api_key="k", timeout_s=0.4, max_retries=1)
+    config = LLMSettings(base_url=url, model="m", api_key="k", timeout_s=0.4, max_retries=1)
     client = LLMClient(config, sleep=slept.append)  # no cache: every call hits the server
-    ask_config = AskConfig(reranker=reranker, k=5)  # type: ignore[arg-type]
+    ask_config = settings_of(rerank__method=reranker, ask__k=5)  # type: ignore[arg-type]
     return Pipeline(store, ask_config, llm=client), slept
 
 

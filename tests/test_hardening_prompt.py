@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAI, Reply, prompt_text
 from hostile import Tally
+from settings_util import settings_of
 from skbutil import TOY_SCHEMA, write_skb
 
 import afr
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
 from afr.pipeline.rerank import fence
 from afr.store import DuckDBStore
 
@@ -88,11 +88,12 @@ def _blocks_intact(prompt: str, n_candidates: int) -> None:
 @pytest.mark.parametrize("reranker", ["listwise", "pointwise", "pairwise"])
 def test_documents_cannot_steer_the_reranker(store: DuckDBStore, reranker: str) -> None:
     question = "Which papers are about graph learning?"
-    plain = Pipeline(store, AskConfig(offline=True, k=8, log=False)).ask(question)
+    plain = Pipeline(store, settings_of(llm__offline=True, ask__k=8, ask__log=False)).ask(question)
     expected = {a.node_id for a in plain.answers}
     with FakeOpenAI(gullible) as server:
-        config = AskConfig(reranker=reranker, k=8, use_cache=False, log=False,  # type: ignore
-                           llm={"base_url": server.base_url, "model": "m", "api_key": "x"})
+        config = settings_of(rerank__method=reranker, ask__k=8, llm__use_cache=False,
+                             ask__log=False,
+                             llm={"base_url": server.base_url, "model": "m", "api_key": "x"})
         result = Pipeline(store, config).ask(question)
         prompts = [prompt_text(r) for r in server.chat_requests()
                    if "<entity" in prompt_text(r)]

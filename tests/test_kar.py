@@ -14,15 +14,16 @@ import pytest
 from afr.cli.main import cli
 from click.testing import CliRunner
 from fake_openai import FakeOpenAI, Reply, prompt_text
+from settings_util import settings_of
 from skbutil import TOY_SCHEMA, toy_skb, write_skb
 
 from afr.embed import make_embedder
 from afr.load import load_skb_dir
+from afr.methods.kar.expand import expanded_query, fit_context
+from afr.methods.kar.graph import neighbourhoods
+from afr.methods.kar.parse import parse_entities
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
-from afr.pipeline.kar_expand import expanded_query, fit_context
-from afr.pipeline.kar_graph import neighbourhoods
-from afr.pipeline.kar_parse import parse_entities
+from afr.settings import Settings
 from afr.store import DuckDBStore, Store
 from afr.vectors import embed_store
 
@@ -38,12 +39,12 @@ def _loaded(store: Store, skb: Path) -> Store:
     return store
 
 
-def _config(server: FakeOpenAI | None = None, *, url: str | None = None, **kw) -> AskConfig:
+def _config(server: FakeOpenAI | None = None, *, url: str | None = None, **kw) -> Settings:
     if server is None and url is None:
-        return AskConfig(method="kar", reranker="none", offline=True, **kw)
+        return settings_of(ask__method="kar", rerank__method="none", llm__offline=True, **kw)
     llm = {"base_url": url or server.base_url, "model": "fake", "api_key": "x",
            "max_retries": 0}
-    return AskConfig(method="kar", reranker="none", llm=llm, **kw)
+    return settings_of(ask__method="kar", rerank__method="none", llm=llm, **kw)
 
 
 def _responder(parse: Reply | str, expand: Reply | str):
@@ -182,7 +183,7 @@ def test_llm_parse_and_expansion(demo: DuckDBStore) -> None:
         assert "module: name" in prompt_text(parses[0])  # the document structures
         assert sorted(r["seed"] for r in expands) == [0, 1, 2]
         assert {r["temperature"] for r in expands} == {0.7}
-        kar = result.kar
+        kar = result.kar.to_dict()
         assert kar["mode"] == "llm" and kar["expansion_source"] == "llm"
         sources = [(e["source"], e["node_type"]) for e in kar["entities"]]
         assert sources == [("question", None), ("llm", "module"), ("llm", "exception")]
@@ -195,7 +196,7 @@ def test_llm_parse_and_expansion(demo: DuckDBStore) -> None:
         # The rerun is free: both calls come from llm_calls.
         again = Pipeline(demo, _config(server)).ask(QUESTION)
         assert len(server.chat_requests()) == 4
-        assert again.llm_new_calls == 0 and again.kar["expansions"] == kar["expansions"]
+        assert again.llm_new_calls == 0 and again.kar.to_dict()["expansions"] == kar["expansions"]
     rows = demo.query("SELECT entity, source, node_id FROM run_kar_entities "
                       "WHERE run_id = $r ORDER BY entity", {"r": result.run_id})
     assert [r.source for r in rows] == ["question", "llm", "llm"]
@@ -215,8 +216,8 @@ def test_llm_parse_and_expansion(demo: DuckDBStore) -> None:
 
 def test_empty_parse_and_empty_expansion(demo: DuckDBStore) -> None:
     with FakeOpenAI(_responder("[]", "<think>nothing to add</think>")) as server:
-        result = Pipeline(demo, _config(server, use_cache=False)).ask(QUESTION)
-    kar = result.kar
+        result = Pipeline(demo, _config(server, llm__use_cache=False)).ask(QUESTION)
+    kar = result.kar.to_dict()
     assert [e["source"] for e in kar["entities"]] == ["question"]  # E_q = {q}
     assert kar["expansions"] == [] and kar["expanded_query"] == QUESTION  # q′ = q
     assert result.status == "ok" and result.answers
@@ -227,7 +228,7 @@ def test_empty_parse_and_empty_expansion(demo: DuckDBStore) -> None:
 
 def test_offline_mode(demo: DuckDBStore) -> None:
     result = Pipeline(demo, _config()).ask(QUESTION)
-    kar = result.kar
+    kar = result.kar.to_dict()
     assert result.mode == "offline" and kar["mode"] == "offline"
     assert kar["expansion_source"] == "graph_prf"
     linked = [e["text"] for e in kar["entities"] if e["source"] == "offline"]
@@ -246,21 +247,21 @@ def _closed_port() -> str:
 
 
 def test_llm_down_degrades_cleanly(demo: DuckDBStore) -> None:
-    result = Pipeline(demo, _config(url=_closed_port(), use_cache=False)).ask(QUESTION)
+    result = Pipeline(demo, _config(url=_closed_port(), llm__use_cache=False)).ask(QUESTION)
     assert result.status == "degraded" and result.llm_failure == "unreachable"
     (warning,) = [w for w in result.warnings if w.startswith("LLM")]
     assert "KAR entity parsing" in warning and "graph-PRF" in warning
-    assert result.kar["expansion_source"] == "graph_prf"
+    assert result.kar.to_dict()["expansion_source"] == "graph_prf"
     assert {a.ext_id for a in result.answers[:2]} == GOLD
 
 
 def test_failed_expansion_falls_back_to_graph_prf(demo: DuckDBStore) -> None:
     parse = '[{"type": "module", "attributes": {"name": "calendar"}}]'
     with FakeOpenAI(_responder(parse, Reply(status=400, error="no"))) as server:
-        result = Pipeline(demo, _config(server, use_cache=False)).ask(QUESTION)
+        result = Pipeline(demo, _config(server, llm__use_cache=False)).ask(QUESTION)
     assert result.status == "degraded"
     assert any("KAR expansion" in w for w in result.warnings)
-    assert result.kar["expansion_source"] == "graph_prf"
+    assert result.kar.to_dict()["expansion_source"] == "graph_prf"
     assert "kar_6_llm_failed" in result.timings
 
 
@@ -290,23 +291,23 @@ def test_same_answers_on_duckdb_and_postgres(duck_store, pg_store, tmp_path: Pat
     out = []
     for store in (duck_store, pg_store):
         _loaded(store, skb)
-        pipe = Pipeline(store, _config(exact_search=True))
+        pipe = Pipeline(store, _config(vectors__exact_search=True))
         runs = [pipe.ask(q) for q in questions]
         out.append([([a.ext_id for a in r.answers],
-                     [t["rendered"] for t in r.kar["triples"]]) for r in runs])
+                     [t["rendered"] for t in r.kar.to_dict()["triples"]]) for r in runs])
         assert store.query("SELECT count(*) FROM run_kar_triples")[0][0] > 0
     assert out[0] == out[1]
 
 
 def test_kar_settings_from_the_settings_file(tmp_path: Path, monkeypatch) -> None:
     from afr.errors import AfrError
-    from afr.pipeline.kar import KarSettings
+    from afr.settings import KarSettings, resolve_settings
 
     path = tmp_path / "afr.toml"
     path.write_text("[kar]\nk = 5\nhops = 1\ntemperature = 0.2\n")
     monkeypatch.setenv("AFR_CONFIG", str(path))
-    assert KarSettings.from_settings() == KarSettings(k=5, hops=1, temperature=0.2)
+    assert resolve_settings().settings.kar == KarSettings(k=5, hops=1, temperature=0.2)
     for bad in ("hops = 3", "k = 0", "kk = 1", "n = 'three'"):
         path.write_text(f"[kar]\n{bad}\n")
         with pytest.raises(AfrError, match="kar"):
-            KarSettings.from_settings()
+            resolve_settings()

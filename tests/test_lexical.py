@@ -10,11 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from afr.lexical import BM25Params, bm25, tokenize
+from afr.lexical import bm25, tokenize
 from afr.lexical.index import build_lexical_index
 from afr.load import load_skb_dir
 from afr.resources import demo_skb_dir
-from afr.store.base import Store
+from afr.settings import BM25Settings
+from afr.store.base import SCHEMA_VERSION, Store
 from afr.synth import generate
 from afr.vectors.documents import build_documents
 
@@ -28,7 +29,7 @@ def test_tokenize_lowercases_unicode_words_and_drops_stopwords() -> None:
     assert tokenize(None) == []
 
 
-def _reference(store: Store, node_type: str, params: BM25Params):
+def _reference(store: Store, node_type: str, params: BM25Settings):
     ids = sorted(int(r[0]) for r in store.query("SELECT id, type FROM nodes")
                  if r[1] == node_type)
     docs = build_documents(store, ids, "doc")
@@ -38,7 +39,7 @@ def _reference(store: Store, node_type: str, params: BM25Params):
     return ids, corpus, ref
 
 
-def _compare(store: Store, params: BM25Params, queries: int = 12) -> int:
+def _compare(store: Store, params: BM25Settings, queries: int = 12) -> int:
     rng = np.random.default_rng(3)
     counts = store.node_type_counts()
     checked = 0
@@ -81,7 +82,7 @@ def test_bm25_equals_bm25s_on_the_demo(store: Store) -> None:
     load_skb_dir(store, demo_skb_dir(), progress=False)
     report = build_lexical_index(store, progress=False)
     assert report.indexed == report.total == report.nodes > 0
-    assert _compare(store, BM25Params()) > 10
+    assert _compare(store, BM25Settings()) > 10
     again = build_lexical_index(store, progress=False)
     assert again.indexed == 0 and again.postings == report.postings
 
@@ -91,7 +92,7 @@ def test_bm25_equals_bm25s_on_a_synthetic_skb(store: Store, tmp_path: Path) -> N
     generate(out, like="amazon", nodes=400, edges=None, questions=0, seed=5, noise=0.0)
     load_skb_dir(store, out, progress=False)
     build_lexical_index(store, progress=False)
-    assert _compare(store, BM25Params(k1=1.5, b=0.6)) > 10
+    assert _compare(store, BM25Settings(k1=1.5, b=0.6)) > 10
 
 
 def test_min_idf_leaves_out_the_terms_most_documents_hold(store: Store,
@@ -100,11 +101,11 @@ def test_min_idf_leaves_out_the_terms_most_documents_hold(store: Store,
     generate(out, like="prime", nodes=400, edges=None, questions=0, seed=5, noise=0.0)
     load_skb_dir(store, out, progress=False)
     build_lexical_index(store, progress=False)
-    assert _compare(store, BM25Params(min_idf=0.3)) > 10
+    assert _compare(store, BM25Settings(min_idf=0.3)) > 10
     # a type's own name is in each of its documents: alone it scores nothing
     node_type = max(store.node_type_counts().items(), key=lambda kv: kv[1])[0]
     name = tokenize(node_type)
-    every = BM25Params(min_idf=0)
+    every = BM25Settings(min_idf=0)
     assert len(bm25(store, name, params=every, types=[node_type])) \
         == store.node_type_counts()[node_type]
     assert bm25(store, name, types=[node_type]) == []  # the default, min_idf 0.1
@@ -148,7 +149,7 @@ def test_an_older_stores_postings_are_upgraded_with_the_same_scores(store: Store
     store.set_meta("schema_version", "8")
     store.forget_facts()
     store.require_initialised()  # what a writing command does first
-    assert store.schema_version() == 9
+    assert store.schema_version() == SCHEMA_VERSION
     assert store.query("SELECT count(*) FROM lex_postings WHERE type IS NULL "
                        "OR len IS NULL")[0][0] == 0
     assert [bm25(store, q, k=30) for q in queries] == before

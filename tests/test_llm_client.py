@@ -8,14 +8,15 @@ import pytest
 from fake_openai import FakeOpenAI, Reply
 
 from afr.errors import LLMError
-from afr.llm import ContextLengthError, EmptyReplyError, LLMClient, LLMConfig, MemoryLLMCache
+from afr.llm import ContextLengthError, EmptyReplyError, LLMClient, MemoryLLMCache
+from afr.settings import LLMSettings, resolve_settings
 
 MESSAGES = [{"role": "user", "content": "say hello"}]
 
 
 def client(server: FakeOpenAI, **kw) -> tuple[LLMClient, list[float]]:
     slept: list[float] = []
-    config = LLMConfig(base_url=server.base_url, model="m", api_key="k",
+    config = LLMSettings(base_url=server.base_url, model="m", api_key="k",
                        timeout_s=kw.pop("timeout_s", 5), max_retries=kw.pop("max_retries", 3))
     return LLMClient(config, sleep=slept.append, **kw), slept
 
@@ -64,7 +65,7 @@ def test_connection_refused() -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    llm = LLMClient(LLMConfig(base_url=f"http://127.0.0.1:{port}/v1", model="m",
+    llm = LLMClient(LLMSettings(base_url=f"http://127.0.0.1:{port}/v1", model="m",
                               max_retries=1), sleep=lambda s: None)
     with pytest.raises(LLMError, match="cannot reach"):
         llm.complete(MESSAGES)
@@ -117,8 +118,8 @@ def test_config_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AFR_LLM_MODEL", "qwen")
     monkeypatch.delenv("AFR_LLM_API_KEY", raising=False)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    config = LLMConfig.from_env(model="other")
+    config = resolve_settings({"llm.model": "other"}, use_file=False).settings.llm
     assert config.base_url == "http://x/v1" and config.model == "other"
     assert config.api_key == "sk-test" and config.configured
     monkeypatch.delenv("AFR_LLM_MODEL")
-    assert not LLMConfig.from_env().configured
+    assert not resolve_settings(use_file=False).settings.llm.configured

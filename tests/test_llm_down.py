@@ -20,15 +20,16 @@ import pytest
 from afr.cli.main import cli
 from click.testing import CliRunner
 from fake_openai import FakeOpenAI, Reply, prompt_text
+from settings_util import settings_of
 from skbutil import two_answer_type_store
 
 from afr.demo import ensure_demo_store
 from afr.errors import LLMError
 from afr.evaluate.questions import load_questions
-from afr.llm import LLMClient, LLMConfig, LLMUnavailableError, WaitBudget
+from afr.llm import LLMClient, LLMUnavailableError, WaitBudget
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
 from afr.resources import demo_skb_dir
+from afr.settings import LLMSettings
 from afr.store import DuckDBStore
 
 MESSAGES = [{"role": "user", "content": "say hello"}]
@@ -47,7 +48,7 @@ def closed_port_url() -> str:
 
 def client(url: str, *, max_retries: int = 4, timeout_s: float = 2.0,
            slept: list[float] | None = None) -> LLMClient:
-    config = LLMConfig(base_url=url, model="m", api_key="k", timeout_s=timeout_s,
+    config = LLMSettings(base_url=url, model="m", api_key="k", timeout_s=timeout_s,
                        max_retries=max_retries)
     if slept is None:
         return LLMClient(config)
@@ -159,8 +160,8 @@ def test_the_budget_bounds_a_questions_wait() -> None:
 # -- afr ask -------------------------------------------------------------------------------
 
 def test_ask_against_a_closed_port_is_fast_and_says_so(toy: DuckDBStore) -> None:
-    config = LLMConfig(base_url=closed_port_url(), model="m", api_key="k", timeout_s=2)
-    pipe = Pipeline(toy, AskConfig(reranker="listwise", k=5), llm=LLMClient(config))
+    config = LLMSettings(base_url=closed_port_url(), model="m", api_key="k", timeout_s=2)
+    pipe = Pipeline(toy, settings_of(rerank__method="listwise", ask__k=5), llm=LLMClient(config))
     started = time.perf_counter()
     result = pipe.ask(QUESTION)
     assert time.perf_counter() - started < 6  # was ~16 s: 8 s of retries per LLM step
@@ -175,9 +176,9 @@ def test_ask_against_a_closed_port_is_fast_and_says_so(toy: DuckDBStore) -> None
 def test_ask_timeouts_bound_the_whole_llm_wait(toy: DuckDBStore) -> None:
     timeout = 0.5
     with FakeOpenAI(lambda r: Reply("late", delay_s=4)) as server:
-        config = LLMConfig(base_url=server.base_url, model="m", api_key="k",
+        config = LLMSettings(base_url=server.base_url, model="m", api_key="k",
                            timeout_s=timeout, max_retries=2)
-        pipe = Pipeline(toy, AskConfig(reranker="listwise", k=5), llm=LLMClient(config))
+        pipe = Pipeline(toy, settings_of(rerank__method="listwise", ask__k=5), llm=LLMClient(config))
         result = pipe.ask(QUESTION)
     lost = result.timings["1-2_llm_failed"] + result.timings["8_llm_failed"]
     assert lost <= 2 * timeout + 1 + 0.3, result.timings
@@ -191,7 +192,7 @@ def test_cli_ask_exit_code_when_the_llm_is_down(toy_path: Path, llm_env) -> None
     assert time.perf_counter() - started < 6
     assert result.exit_code == 3, result.output
     assert "p3" in result.stdout  # the answers are still printed
-    assert "answers are not reranked" in result.stderr
+    assert "step 8: answers keep the retrieval order" in result.stderr
     assert "exit code 3" in result.stderr
 
 

@@ -32,14 +32,19 @@ def embedded(duck_store: DuckDBStore, tmp_path: Path) -> DuckDBStore:
     return duck_store
 
 
+def search_with_sql(store: DuckDBStore) -> None:
+    """Let ``store`` search its vectors with SQL (no matrices), as a store told so does."""
+    store.runtime.matrices, store.runtime.matrices_set = None, True
+
+
 def sql_search(store: DuckDBStore, *args, **kwargs) -> list[tuple[int, float]]:
     saved = memory_vectors(store)
-    memory.stop_memory_vectors(store)
+    search_with_sql(store)
     try:
         return search(store, *args, **kwargs)
     finally:
         if saved is not None:
-            memory._REGISTRY[store] = saved
+            store.runtime.matrices = saved
 
 
 def test_matrix_equals_sql_scan(embedded: DuckDBStore) -> None:
@@ -231,12 +236,12 @@ def same(want: list[tuple[int, float]], got: list[tuple[int, float]]) -> None:
 @pytest.mark.parametrize("in_memory", [False, True])
 def test_graph_strand_sized_to_quota_equals_the_full_list(embedded: DuckDBStore,
                                                            in_memory: bool) -> None:
-    from afr.pipeline.ranking import graph_strand, graph_strand_all
+    from afr.methods.af.paper_ranking import graph_strand, graph_strand_all
 
     if in_memory:
         use_memory_vectors(embedded)
     else:
-        memory.stop_memory_vectors(embedded)
+        search_with_sql(embedded)
     rng = np.random.default_rng(7)
     embedder = HashingEmbedder(32)
     for trial in range(25):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from settings_util import settings_of
 from skbutil import write_skb
 
 from afr.embed.hashing import HashingEmbedder
@@ -13,7 +14,6 @@ from afr.ground.oracle import oracle_ground
 from afr.ground.schedule import candidate_levels, level_of_candidate, scope_schedule
 from afr.load import load_skb_dir
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
 from afr.store import Store
 from afr.store.names import NAMES_META_KEY, lookup_names
 from afr.text import fold_name
@@ -83,7 +83,7 @@ def test_exact_matches_enter_at_level_one(store: Store, tmp_path: Path) -> None:
 
 def test_ask_puts_every_namesake_at_level_one(store: Store, tmp_path: Path) -> None:
     make(store, tmp_path)
-    pipeline = Pipeline(store, AskConfig(offline=True, k=10, l_max=10))
+    pipeline = Pipeline(store, settings_of(llm__offline=True, ask__k=10, af__l_max=10))
     result = pipeline.ask("players of the red lions",
                           cypher='MATCH (p:player)-[:plays_for]->(t:team {name: "red lions"}) '
                                  'RETURN p', target_type="player")
@@ -102,7 +102,7 @@ def test_store_without_index_scans(store: Store, tmp_path: Path) -> None:
     make(store, tmp_path)
     store.run("names/clear.sql")
     store.set_meta(NAMES_META_KEY, "0")
-    pipeline = Pipeline(store, AskConfig(offline=True, k=10, l_max=10, log=False))
+    pipeline = Pipeline(store, settings_of(llm__offline=True, ask__k=10, af__l_max=10, ask__log=False))
     result = pipeline.ask("q", cypher='MATCH (p:player)-[:plays_for]->(t:team '
                                       '{name: "Red Lions"}) RETURN p', target_type="player")
     assert result.symbols["t"].exact == 4

@@ -1,4 +1,4 @@
-"""Independent reads of a step run on two connections at once (afr.pipeline.parallel).
+"""Independent reads of a step run on two connections at once (afr.retrieval.parallel).
 
 PostgreSQL stores open a second, read-only connection (``Store.reader``); ``run_reads``
 shares reads out between the two and returns exactly what running them in order would.
@@ -13,7 +13,7 @@ import psycopg
 import pytest
 
 from afr.errors import StoreError
-from afr.pipeline.parallel import reader_for, run_reads
+from afr.retrieval.parallel import reader_for, run_reads
 from afr.store import DuckDBStore, PostgresStore, Store
 from afr.vectors.exact import exact_search, use_exact_search
 

@@ -10,9 +10,9 @@ import pytest
 from afr.cli.main import cli
 from click.testing import CliRunner
 from fake_openai import FakeOpenAI, Reply, prompt_text
+from settings_util import settings_of
 
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
 from afr.store import DuckDBStore
 
 QUESTION = "Which exceptions defined in the calendar module inherit from ValueError?"
@@ -45,7 +45,7 @@ def scripted(request: dict) -> Reply:
 
 
 def test_offline_finds_the_answers(demo: DuckDBStore) -> None:
-    result = Pipeline(demo, AskConfig(offline=True)).ask(QUESTION)
+    result = Pipeline(demo, settings_of(llm__offline=True)).ask(QUESTION)
     assert result.mode == "offline" and result.target_type == "exception"
     assert {a.ext_id for a in result.answers[:2]} == GOLD
     assert result.answers[0].source in ("graph", "both") and result.answers[0].level == 1
@@ -62,8 +62,8 @@ def test_offline_finds_the_answers(demo: DuckDBStore) -> None:
 @pytest.mark.parametrize("reranker", ["listwise", "pairwise", "pointwise"])
 def test_with_llm(demo: DuckDBStore, reranker: str) -> None:
     with FakeOpenAI(scripted) as server:
-        config = AskConfig(reranker=reranker, k=6,  # type: ignore[arg-type]
-                           llm={"base_url": server.base_url, "model": "fake", "api_key": "x"})
+        config = settings_of(rerank__method=reranker, ask__k=6,
+                             llm={"base_url": server.base_url, "model": "fake", "api_key": "x"})
         result = Pipeline(demo, config).ask(QUESTION)
         assert result.mode == "llm" and result.status == "ok", result.warnings
         assert result.target_type == "exception"
@@ -87,8 +87,7 @@ def test_with_llm(demo: DuckDBStore, reranker: str) -> None:
 
 def test_llm_failure_degrades(demo: DuckDBStore) -> None:
     with FakeOpenAI(lambda r: Reply(status=500, error="down")) as server:
-        config = AskConfig(reranker="listwise", use_cache=False,
-                           llm={"base_url": server.base_url, "model": "fake", "api_key": "x",
+        config = settings_of(rerank__method="listwise", llm__use_cache=False, llm={"base_url": server.base_url, "model": "fake", "api_key": "x",
                                 "max_retries": 1})
         result = Pipeline(demo, config).ask(QUESTION)
     assert result.status == "degraded"
@@ -105,8 +104,7 @@ def test_prompt_injection_cannot_add_ids(demo: DuckDBStore) -> None:
         return scripted(request)
 
     with FakeOpenAI(hostile) as server:
-        config = AskConfig(reranker="listwise", k=5, use_cache=False,
-                           llm={"base_url": server.base_url, "model": "fake", "api_key": "x"})
+        config = settings_of(rerank__method="listwise", ask__k=5, llm__use_cache=False, llm={"base_url": server.base_url, "model": "fake", "api_key": "x"})
         pipeline = Pipeline(demo, config)
         result = pipeline.ask(QUESTION)
         prompt = prompt_text(server.chat_requests()[-1])

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from settings_util import settings_of
+
 from afr.ground.schedule import level_of_rank, scope_schedule
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
 from afr.store import DuckDBStore
 
 CYPHER = ("MATCH (m:module {name: 'calendar'})-[:module_defines_exception]->(y:exception), "
@@ -18,7 +19,7 @@ CYPHER = ("MATCH (m:module {name: 'calendar'})-[:module_defines_exception]->(y:e
 def test_graph_answers_name_their_links(demo_path: Path) -> None:
     store = DuckDBStore(demo_path)
     try:
-        result = Pipeline(store, AskConfig(offline=True, l_max=20)).ask(
+        result = Pipeline(store, settings_of(llm__offline=True, af__l_max=20)).ask(
             "Which exceptions of calendar inherit from ValueError?", cypher=CYPHER,
             target_type="exception")
         edges = {(s, t, d) for s, t, d in store.query("SELECT src, type, dst FROM edges")}
@@ -55,7 +56,7 @@ def test_graph_answers_name_their_links(demo_path: Path) -> None:
 def test_vss_answers_have_no_links(demo_path: Path) -> None:
     store = DuckDBStore(demo_path)
     try:
-        result = Pipeline(store, AskConfig(offline=True, log=False)).ask(
+        result = Pipeline(store, settings_of(llm__offline=True, ask__log=False)).ask(
             "Which exceptions of calendar inherit from ValueError?", cypher=CYPHER,
             target_type="exception")
         # a vector-search answer has ranking scores but no graph links

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from afr.cli.main import cli
 from click.testing import CliRunner
+from settings_util import settings_of
 from skbutil import write_skb
 
 from afr.embed import make_embedder
 from afr.errors import AfrError
 from afr.load import load_skb_dir
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
 from afr.pipeline.runs import find_run, list_runs, run_details
 from afr.store import DuckDBStore, Store
 from afr.vectors import embed_store
@@ -35,7 +35,7 @@ CYPHER = "MATCH (k:keeper {name: 'Alice'})-[:feeds]->(a:animal) RETURN a"
 def _fill(store: Store, tmp_path: Path) -> list[str]:
     load_skb_dir(store, write_skb(tmp_path / "skb", SCHEMA, NODES, EDGES), progress=False)
     embed_store(store, make_embedder("hash"), progress=False)
-    pipeline = Pipeline(store, AskConfig(offline=True, reranker="none"))
+    pipeline = Pipeline(store, settings_of(llm__offline=True, rerank__method="none"))
     first = pipeline.ask("Which animals does Alice feed?", cypher=CYPHER, target_type="animal")
     second = pipeline.ask("Which animals does Alice feed, again?", cypher=CYPHER,
                           target_type="animal")

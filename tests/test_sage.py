@@ -19,15 +19,13 @@ import numpy as np
 import pytest
 from afr.cli.main import cli
 from click.testing import CliRunner
+from settings_util import settings_of
 from skbutil import TOY_SCHEMA, write_skb
 
 from afr.embed import make_embedder
 from afr.lexical.index import build_lexical_index
 from afr.load import load_skb_dir
-from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
-from afr.pipeline.result import Candidate
-from afr.pipeline.sage import (
+from afr.methods.sage.expand import (
     FILL,
     NEIGHBOUR,
     NO_GRAPH,
@@ -38,6 +36,8 @@ from afr.pipeline.sage import (
     neighbours_of,
     relational_skip,
 )
+from afr.pipeline.ask import Pipeline
+from afr.pipeline.result import Candidate
 from afr.store import DuckDBStore, Store
 from afr.synth import generate
 from afr.vectors import embed_store
@@ -199,11 +199,11 @@ def test_relational_skip_rule() -> None:
 
 def test_without_a_graph_the_seeds_answer_with_a_warning(store: Store, tmp_path: Path) -> None:
     _toy(store, tmp_path)
-    result = Pipeline(store, AskConfig(method="sage", offline=True, k=4)).ask(
+    result = Pipeline(store, settings_of(ask__method="sage", llm__offline=True, ask__k=4)).ask(
         "graph attention networks")
     assert len(result.answers) == 4
     assert any(w.startswith(NO_GRAPH) for w in result.warnings)
-    assert result.sage["skipped"] == NO_GRAPH
+    assert result.sage.skipped == NO_GRAPH
 
 
 # -- both stores: the same graph, the same answers --------------------------------------
@@ -238,18 +238,17 @@ def test_both_stores_build_the_same_graph_and_answer_alike(
     with open(synth_dir / "questions.csv", encoding="utf-8", newline="") as fh:
         questions = list(csv.DictReader(fh))
     # "always": af+sage expands after the gold (relational) Cypher too
-    (tmp_path / "afr.toml").write_text('[sage]\npolicy = "always"\n')
-    monkeypatch.setenv("AFR_CONFIG", str(tmp_path / "afr.toml"))
     answers = []
     for store in stores:
         got = {}
         for method in ("sage", "af+sage"):
-            pipe = Pipeline(store, AskConfig(method=method, offline=True, reranker="none",
-                                             exact_search=True))
+            pipe = Pipeline(store, settings_of(
+                ask__method=method, llm__offline=True, rerank__method="none",
+                vectors__exact_search=True, sage__policy="always"))
             for q in questions:
                 result = pipe.ask(q["query"], cypher=q["cypher"], target_type=q["target_type"])
                 got[(method, q["id"])] = [a.ext_id for a in result.answers]
-                assert result.sage is not None and result.sage["skipped"] is None
+                assert result.sage is not None and result.sage.skipped is None
         answers.append(got)
     duck, pg = answers
     assert duck == pg

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from settings_util import settings_of
 
 from afr.embed import make_embedder
 from afr.evaluate.session import run_eval
 from afr.lexical.index import build_lexical_index
 from afr.load import load_skb_dir
-from afr.pipeline.config import AskConfig
 from afr.resources import demo_skb_dir
 from afr.store import Store
 from afr.synth import generate
@@ -70,11 +70,11 @@ def test_both_stores_give_identical_documents_vectors_and_ranked_lists(
         assert [i for i in ids if not np.array_equal(duck_vecs[i], pg_vecs[i])] == []
     lists = []
     for store in stores:
-        config = AskConfig(reranker="none", offline=True, exact_search=True)
-        session = run_eval(store, str(source), replay="cypher", config=config, name="af")
+        config = settings_of(rerank__method="none", llm__offline=True, vectors__exact_search=True)
+        session = run_eval(store, str(source), replay="cypher", settings=config, name="af")
         assert session.report.done == session.questions
         # every other method, on fewer questions (each asks them again)
-        session = run_eval(store, str(source), replay="cypher", config=config,
+        session = run_eval(store, str(source), replay="cypher", settings=config,
                            name="methods", limit=25, sweeps=["method=kar,sage,af+sage"])
         assert session.report.done == session.questions
         lists.append(_ranked_lists(store))

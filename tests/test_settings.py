@@ -10,9 +10,8 @@ from afr.cli.main import cli
 from click.testing import CliRunner
 from fake_openai import FakeOpenAI, Reply, prompt_text
 
-from afr.llm import LLMConfig
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
+from afr.settings import SettingsError, resolve_settings
 from afr.store import DuckDBStore
 
 
@@ -36,27 +35,48 @@ def test_file_then_env_then_flags(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
                 'api_key_env = "MY_KEY"\ntimeout_s = 7\n')
     monkeypatch.setenv("AFR_CONFIG", str(cfg))
     monkeypatch.setenv("MY_KEY", "sekrit")
-    config = LLMConfig.from_env()
+    resolved = resolve_settings()
+    config = resolved.settings.llm
     assert (config.base_url, config.model, config.api_key, config.timeout_s) == (
         "http://file/v1", "file-m", "sekrit", 7.0)
+    assert resolved.sources["llm.api_key"] == "env MY_KEY (llm.api_key_env)"
+    assert resolved.sources["llm.model"] == f"file {cfg}"
     monkeypatch.setenv("AFR_LLM_MODEL", "env-m")
-    assert LLMConfig.from_env().model == "env-m"
-    assert LLMConfig.from_env(model="flag-m").model == "flag-m"
+    resolved = resolve_settings()
+    assert resolved.settings.llm.model == "env-m"
+    assert resolved.sources["llm.model"] == "env AFR_LLM_MODEL"
+    flagged = resolve_settings({"llm.model": "flag-m"})
+    assert flagged.settings.llm.model == "flag-m"
+    assert flagged.sources["llm.model"] == "flag --llm-model"
+    assert flagged.sources["af.l_max"] == "default"
 
 
 def test_lookup_order(tmp_path: Path) -> None:
-    assert not LLMConfig.from_env().configured
+    assert not resolve_settings().settings.llm.configured
     write(tmp_path / "xdg" / "afr" / "config.toml", '[llm]\nmodel = "user"\n')
-    assert LLMConfig.from_env().model == "user"
+    assert resolve_settings().settings.llm.model == "user"
     write(tmp_path / "afr.toml", '[llm]\nmodel = "local"\n')  # ./afr.toml wins over the user's
-    assert LLMConfig.from_env().model == "local"
+    assert resolve_settings().settings.llm.model == "local"
+
+
+def test_every_section_can_be_set_in_the_file(monkeypatch: pytest.MonkeyPatch,
+                                              tmp_path: Path) -> None:
+    cfg = write(tmp_path / "c.toml", '[af]\nl_max = 30\nranking = "paper"\n[bm25]\nk1 = 1.5\n'
+                '[sage]\nk_seed = 4\n[kar]\nhops = 1\n[ranking]\ngraph = 3\n')
+    monkeypatch.setenv("AFR_CONFIG", str(cfg))
+    s = resolve_settings().settings
+    assert (s.af.l_max, s.af.ranking, s.bm25.k1, s.sage.k_seed, s.kar.hops) == (
+        30, "paper", 1.5, 4, 1)
+    assert s.ranking.graph == 3.0 and isinstance(s.ranking.graph, float)
 
 
 @pytest.mark.parametrize("text, message", [
     ("[llm\nmodel = 1", "settings file"),
     ('[llm]\nmodle = "x"\n', "unknown key llm.modle"),
     ('[llm]\ntimeout_s = "soon"\n', "llm.timeout_s has the wrong type"),
-    ('[llm.steps.rewrite]\nmodel = "x"\n', "unknown step llm.steps.rewrite"),
+    ('[llm.steps.rewrite]\nmodel = "x"\n', "unknown step [llm.steps.rewrite]"),
+    ('[ranking]\nk1 = 1.5\n', "ranking.k1 is now bm25.k1"),
+    ('[af]\nl_max = 0\n', "af.l_max must be between 1 and 10000"),
     ('[llm.steps.rerank]\neffort = "huge"\n', "effort must be one of"),
     ('[server]\nport = 1\n', "unknown section [server]"),
 ])
@@ -76,11 +96,12 @@ def test_missing_afr_config_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 
 
 def test_bad_timeout_variable(monkeypatch: pytest.MonkeyPatch) -> None:
-    from afr.errors import LLMError
-
     monkeypatch.setenv("AFR_LLM_TIMEOUT", "soon")
-    with pytest.raises(LLMError, match="AFR_LLM_TIMEOUT"):
-        LLMConfig.from_env()
+    with pytest.raises(SettingsError, match="AFR_LLM_TIMEOUT must be a number"):
+        resolve_settings()
+    monkeypatch.setenv("AFR_LLM_TIMEOUT", "-3")
+    with pytest.raises(SettingsError, match="AFR_LLM_TIMEOUT must be at least"):
+        resolve_settings()
 
 
 CYPHER = ("MATCH (y:exception)-[:module_defines_exception]-(m:module {name: 'calendar'}) "
@@ -105,8 +126,9 @@ def test_step_models_and_effort_reach_the_server(monkeypatch: pytest.MonkeyPatch
         monkeypatch.setenv("AFR_CONFIG", str(cfg))
         store = DuckDBStore(demo_path)
         try:
-            pipeline = Pipeline(store, AskConfig(reranker="listwise", log=False,
-                                                 use_cache=False))
+            settings = resolve_settings({"rerank.method": "listwise", "ask.log": False,
+                                         "llm.use_cache": False}).settings
+            pipeline = Pipeline(store, settings)
             pipeline.ask("Which exceptions does the calendar module define?")
         finally:
             store.close()
@@ -175,24 +197,20 @@ def test_cli_effort_flag_beats_the_file_at_its_default_value(
     assert efforts == {False: "medium", True: "medium"}
 
 
-def test_resolved_step_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-                                demo_path: Path) -> None:
-    """Explicit AskConfig values beat the file, which beats the defaults."""
+def test_resolved_step_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Flags beat the file, which beats the defaults."""
     cfg = write(tmp_path / "c.toml", '[llm.steps.target]\neffort = "high"\nmodel = "file-m"\n'
                 '[prompts]\ndir = "/from/file"\n')
     monkeypatch.setenv("AFR_CONFIG", str(cfg))
-    store = DuckDBStore(demo_path)
-    try:
-        plain = Pipeline(store, AskConfig(offline=True, log=False)).config
-        given = Pipeline(store, AskConfig(offline=True, log=False, prompts_dir="/given",
-                                          step_effort={"target": "medium"},
-                                          step_models={"target": "flag-m"})).config
-    finally:
-        store.close()
-    assert plain.step_effort == {"target": "high", "cypher": "medium", "rerank": "low"}
-    assert (plain.step_models, plain.prompts_dir) == ({"target": "file-m"}, "/from/file")
-    assert given.step_effort == {"target": "medium", "cypher": "medium", "rerank": "low"}
-    assert (given.step_models, given.prompts_dir) == ({"target": "flag-m"}, "/given")
+    plain = resolve_settings().settings
+    given = resolve_settings({"prompts.dir": "/given", "llm.steps.target.effort": "medium",
+                              "llm.steps.target.model": "flag-m"}).settings
+    steps = plain.llm.steps
+    assert (steps.target.effort, steps.cypher.effort, steps.rerank.effort) == (
+        "high", "medium", "low")
+    assert (steps.target.model, plain.prompts.dir) == ("file-m", "/from/file")
+    assert (given.llm.steps.target.effort, given.llm.steps.target.model,
+            given.prompts.dir) == ("medium", "flag-m", "/given")
 
 
 def test_llm_fields_flags_then_environment_then_file(monkeypatch: pytest.MonkeyPatch,
@@ -200,5 +218,5 @@ def test_llm_fields_flags_then_environment_then_file(monkeypatch: pytest.MonkeyP
     cfg = write(tmp_path / "c.toml", '[llm]\nmodel = "file-m"\nbase_url = "http://file/v1"\n')
     monkeypatch.setenv("AFR_CONFIG", str(cfg))
     monkeypatch.setenv("AFR_LLM_MODEL", "env-m")
-    config = LLMConfig.from_env(base_url="http://flag/v1", model=None)
+    config = resolve_settings({"llm.base_url": "http://flag/v1"}).settings.llm
     assert (config.base_url, config.model) == ("http://flag/v1", "env-m")

@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from settings_util import settings_of
 
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
 from afr.store import DuckDBStore
 
 QUESTION = "Which exceptions defined in the calendar module inherit from ValueError?"
@@ -24,7 +24,7 @@ MAX_STATEMENTS = 15
 def test_one_offline_ask_runs_few_statements(demo_path: Path) -> None:
     store = DuckDBStore(demo_path)
     try:
-        pipeline = Pipeline(store, AskConfig(offline=True))  # logged, as `afr ask` does
+        pipeline = Pipeline(store, settings_of(llm__offline=True))  # logged, as `afr ask` does
         setup = store.statements
         before, transactions = store.statements, store.transactions
         result = pipeline.ask(QUESTION)

@@ -15,6 +15,7 @@ from skbutil import toy_skb
 
 from afr.errors import StoreError
 from afr.load import load_skb_dir
+from afr.settings import SettingsError, resolve_settings
 from afr.store import DuckDBStore, PostgresStore, Store, duckdb_store, open_store
 from afr.store.base import SCHEMA_VERSION, render_template
 from afr.store.dialect import DUCKDB, POSTGRES
@@ -97,13 +98,13 @@ def test_read_only_postgres_refuses_writes(pg_url: str, pg_schema_name: str,
 
 def test_duckdb_memory_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A DuckDB store caps DuckDB's buffer pool at half the machine's memory (DuckDB's own
-    default is 80%), or at AFR_DUCKDB_MEMORY_MB; read-only stores too."""
+    default is 80%), or at the setting store.duckdb_memory_mb (AFR_DUCKDB_MEMORY_MB);
+    read-only stores too."""
     def limit(store: DuckDBStore) -> float:  # GiB, as DuckDB shows it ("11.7 GiB")
         value, unit = store.query("SELECT current_setting('memory_limit')")[0][0].split()
         assert unit == "GiB"
         return float(value)
 
-    monkeypatch.delenv("AFR_DUCKDB_MEMORY_MB", raising=False)
     half = duckdb_store.duckdb_memory_mb()
     total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     assert abs(half - total / 2 / (1 << 20)) <= 1
@@ -112,12 +113,13 @@ def test_duckdb_memory_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert abs(limit(store) - half / 1024) <= 0.1
     store.close()
     monkeypatch.setenv("AFR_DUCKDB_MEMORY_MB", "1536")
-    ro = DuckDBStore(path, read_only=True)
+    settings = resolve_settings(use_file=False).settings.store
+    ro = open_store(path, read_only=True, settings=settings)
     assert limit(ro) == 1.5
     ro.close()
     monkeypatch.setenv("AFR_DUCKDB_MEMORY_MB", "half")
-    with pytest.raises(StoreError, match="AFR_DUCKDB_MEMORY_MB must be a number"):
-        DuckDBStore(path)
+    with pytest.raises(SettingsError, match="AFR_DUCKDB_MEMORY_MB must be a whole number"):
+        resolve_settings(use_file=False)
 
 
 def test_missing_duckdb_store_read_only(tmp_path: Path) -> None:

@@ -9,12 +9,12 @@ import csv
 from collections.abc import Iterator
 
 import pytest
+from settings_util import settings_of
 
-import afr.pipeline.grounding as grounding
+import afr.methods.af.grounding as grounding
 from afr.embed import make_embedder
 from afr.load import load_skb_dir
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
 from afr.store import DuckDBStore
 from afr.synth import generate
 from afr.vectors import embed_store
@@ -48,7 +48,7 @@ def _up_front(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_deferred_search_changes_no_answer(synth_store, monkeypatch: pytest.MonkeyPatch,
                                            k: int) -> None:
     store, rows = synth_store
-    config = AskConfig(offline=True, log=False, k=k, l_max=30)
+    config = settings_of(llm__offline=True, ask__log=False, ask__k=k, af__l_max=30)
     pipeline = Pipeline(store, config)
     runs = []
     for row in rows:
@@ -89,7 +89,7 @@ def test_deferred_candidates_are_recorded_as_run(synth_store) -> None:
     """The run log holds what step 4 used: the exact names alone when the search was
     skipped, with a note saying so."""
     store, rows = synth_store
-    pipeline = Pipeline(store, AskConfig(offline=True, log=False, k=1, l_max=30))
+    pipeline = Pipeline(store, settings_of(llm__offline=True, ask__log=False, ask__k=1, af__l_max=30))
     for row in rows:
         result = pipeline.ask(row["query"], cypher=row["cypher"],
                               target_type=row["target_type"])
@@ -105,7 +105,7 @@ def test_deferred_candidates_are_recorded_as_run(synth_store) -> None:
 
 
 def test_step_timings_add_up_across_pieces() -> None:
-    from afr.pipeline.timing import Timer
+    from afr.retrieval.timing import Timer
 
     timings: dict[str, float] = {}
     timer = Timer(timings)
@@ -120,8 +120,7 @@ def test_step_timings_add_up_across_pieces() -> None:
 def test_deferred_path_is_exercised_on_the_paper_ranking(synth_store) -> None:
     """The paper's ranking (no BM25 fusion in step 4) defers the same way."""
     store, rows = synth_store
-    pipeline = Pipeline(store, AskConfig(offline=True, log=False, k=1, l_max=30,
-                                         ranking="paper"))
+    pipeline = Pipeline(store, settings_of(llm__offline=True, ask__log=False, ask__k=1, af__l_max=30, af__ranking="paper"))
     skipped = sum(
         any("not searched" in n for s in pipeline.ask(
             r["query"], cypher=r["cypher"], target_type=r["target_type"]).symbols.values()

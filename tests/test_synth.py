@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 from afr.cli.main import cli
 from click.testing import CliRunner
+from settings_util import settings_of
 
 from afr.cypher import parse_cypher
 from afr.cypher.resolve import resolve
 from afr.embed import make_embedder
 from afr.load import load_skb_dir
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
 from afr.store import DuckDBStore
 from afr.synth import QUESTION_COLUMNS, SHAPES, generate
 from afr.synth.cypher import NOISE_KINDS
@@ -114,7 +114,7 @@ def test_gold_cypher_grounds_to_a_superset_of_the_gold_answers(synth) -> None:
     assert report.questions == 25
     ext = dict(store.query("SELECT id, ext_id FROM nodes"))
     schema = store.skb_schema()
-    pipeline = Pipeline(store, AskConfig(offline=True, reranker="none", log=False))
+    pipeline = Pipeline(store, settings_of(llm__offline=True, rerank__method="none", ask__log=False))
     by_text = {q.query: q for q in report.items}
     for row in _questions(out):
         q = by_text[row["query"]]

@@ -8,14 +8,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from settings_util import settings_of
 from skbutil import write_skb
 
 from afr.cypher.model import Condition
 from afr.embed.hashing import HashingEmbedder
 from afr.load import load_skb_dir
+from afr.methods.af.grounding import ground_cypher
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
-from afr.pipeline.text_match import like_pattern, match_text
+from afr.retrieval.text_match import like_pattern, match_text
 from afr.store import Store
 from afr.vectors import embed_store
 
@@ -78,24 +79,24 @@ def test_match_text_restricted_and_combined(store: Store, tmp_path: Path) -> Non
 
 def test_name_contains_is_a_filter_at_level_one(store: Store, tmp_path: Path) -> None:
     make(store, tmp_path)
-    pipeline = Pipeline(store, AskConfig(offline=True, k=20, l_max=2, reranker="none"))
-    steps = pipeline.ground_cypher(
+    pipeline = Pipeline(store, settings_of(llm__offline=True, ask__k=20, af__l_max=2, rerank__method="none"))
+    grounded = ground_cypher(pipeline.session,
         "MATCH (p:package)-[:provides]->(m:module) WHERE p.name CONTAINS 'PYTHON' RETURN m")
-    sym = steps.symbols["p"]
+    sym = grounded.symbols["p"]
     # every match, though l_max is 2, and nothing else; all of them at level 1
     assert names(store, sym.ids) == ["Pythonista", "mypython", "python-dateutil"]
     assert sym.exact == 3
     assert any("applied as a filter (3 nodes)" in n for n in sym.notes)
-    assert steps.result is not None
-    assert sorted(steps.result.answers) == [(100, 1), (107, 1), (108, 1)]
+    assert grounded.result is not None
+    assert sorted(grounded.result.answers) == [(100, 1), (107, 1), (108, 1)]
 
 
 def test_name_pattern_without_match_is_searched(store: Store, tmp_path: Path) -> None:
     make(store, tmp_path)
-    pipeline = Pipeline(store, AskConfig(offline=True, k=20, l_max=2, reranker="none"))
-    steps = pipeline.ground_cypher(
+    pipeline = Pipeline(store, settings_of(llm__offline=True, ask__k=20, af__l_max=2, rerank__method="none"))
+    grounded = ground_cypher(pipeline.session,
         "MATCH (p:package)-[:provides]->(m:module) WHERE p.name STARTS WITH 'yaml' RETURN m")
-    sym = steps.symbols["p"]
+    sym = grounded.symbols["p"]
     assert len(sym.ids) == 2  # the similarity search's l_max
     assert sym.exact == 0
     assert any("no name or alias matches; searched by similarity" in n for n in sym.notes)
@@ -103,9 +104,9 @@ def test_name_pattern_without_match_is_searched(store: Store, tmp_path: Path) ->
 
 def test_name_pattern_respects_the_other_filters(store: Store, tmp_path: Path) -> None:
     make(store, tmp_path)
-    pipeline = Pipeline(store, AskConfig(offline=True, k=20, l_max=5, reranker="none"))
-    steps = pipeline.ground_cypher(
+    pipeline = Pipeline(store, settings_of(llm__offline=True, ask__k=20, af__l_max=5, rerank__method="none"))
+    grounded = ground_cypher(pipeline.session,
         "MATCH (p:module)<-[:provides]-(q:package) WHERE q.name CONTAINS 'python' "
         "AND q.name STARTS WITH 'my' RETURN p")
-    assert names(store, steps.symbols["q"].ids) == ["mypython"]
-    assert steps.result is not None and steps.result.answers == [(107, 1)]
+    assert names(store, grounded.symbols["q"].ids) == ["mypython"]
+    assert grounded.result is not None and grounded.result.answers == [(107, 1)]

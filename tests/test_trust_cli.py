@@ -98,17 +98,19 @@ def demo_cyphers() -> list[str]:
 def _grounding_rows(db: list[str], cyphers: list[str]) -> list[list[tuple[int, int]] | None]:
     """Each query's grounding rows, run the way afr runs them (bound parameters); None
     for a cyclic plan (a loop of statements, not one query)."""
+    from settings_util import settings_of
+
     from afr.ground import compile_grounding
+    from afr.methods.af.grounding import ground_cypher
     from afr.pipeline.ask import Pipeline
-    from afr.pipeline.config import AskConfig
     from afr.store.base import used_params
 
     store = open_store(db, read_only=False)
     try:
-        pipeline = Pipeline(store, AskConfig(offline=True, log=False))
+        pipeline = Pipeline(store, settings_of(llm__offline=True, ask__log=False))
         out = []
         for cypher in cyphers:
-            query = pipeline.ground_cypher(cypher).query
+            query = ground_cypher(pipeline.session, cypher).query
             compiled = compile_grounding(query, schema_directed=store.skb_schema().directed,
                                          sql=store.sql)
             if compiled.cyclic:

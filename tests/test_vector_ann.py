@@ -12,6 +12,7 @@ from skbutil import write_skb
 
 from afr.embed.hashing import HashingEmbedder
 from afr.load import load_skb_dir
+from afr.settings import SettingsError, resolve_settings
 from afr.store import PostgresStore, describe_store, postgres_store, size_text
 from afr.vectors import embed_store
 from afr.vectors.search import search
@@ -102,15 +103,16 @@ def test_rare_type_filter_is_exact_and_complete(embedded_pg: PostgresStore) -> N
 @pytest.mark.postgres
 def test_exact_mode_never_uses_the_index(embedded_pg: PostgresStore,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from settings_util import settings_of
+
     from afr.pipeline.ask import Pipeline
-    from afr.pipeline.config import AskConfig
     from afr.vectors.exact import exact_search, use_exact_search
 
     def refuse(*args, **kwargs):
         raise AssertionError("the HNSW index was used in exact mode")
 
     assert not exact_search(embedded_pg)
-    Pipeline(embedded_pg, AskConfig(offline=True, exact_search=True))
+    Pipeline(embedded_pg, settings_of(llm__offline=True, vectors__exact_search=True))
     assert exact_search(embedded_pg)  # AskConfig.exact_search puts the store in exact mode
     monkeypatch.setattr(search_module, "_search_ann", refuse)
     embedder = HashingEmbedder(64)
@@ -241,11 +243,12 @@ def test_index_builds_get_memory_and_fall_back_to_one_worker(
     assert store.has_vector_index("doc") and store.type_vector_index("doc", "common") == 0
     assert postgres_store.hnsw_build_memory_mb(1_900_000, 384) == 1024
     monkeypatch.setenv("AFR_PG_INDEX_MEMORY_MB", "4096")
-    assert postgres_store.hnsw_build_memory_mb(1_900_000, 384) == 4096
-    assert postgres_store.hnsw_build_memory_mb(100_000, 384) == 244
+    cap = resolve_settings(use_file=False).settings.store.pg_index_memory_mb
+    assert postgres_store.hnsw_build_memory_mb(1_900_000, 384, cap) == 4096
+    assert postgres_store.hnsw_build_memory_mb(100_000, 384, cap) == 244
     monkeypatch.setenv("AFR_PG_INDEX_MEMORY_MB", "lots")
-    with pytest.raises(postgres_store.StoreError, match="AFR_PG_INDEX_MEMORY_MB"):
-        postgres_store.hnsw_build_memory_mb(10, 384)
+    with pytest.raises(SettingsError, match="AFR_PG_INDEX_MEMORY_MB"):
+        resolve_settings(use_file=False)
 
 
 @pytest.mark.postgres

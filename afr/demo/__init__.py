@@ -8,8 +8,9 @@ from pathlib import Path
 
 from afr.errors import StoreError
 from afr.lexical import has_lexical_index
-from afr.resources import demo_skb_dir, demo_store_path
-from afr.store import DEFAULT_DB, DuckDBStore, Store, chosen_db, is_postgres_url, open_store
+from afr.resources import demo_skb_dir
+from afr.settings import StoreSettings, cache_dir
+from afr.store import DEFAULT_DB, DuckDBStore, Store, is_postgres_url, open_store
 from afr.store.base import SCHEMA_VERSION
 from afr.vectors.documents import DOCUMENTS_VERSION
 
@@ -19,8 +20,12 @@ DEMO_EMBEDDER = "hash"
 DOCUMENTS_VERSION_KEY = "documents_version"
 
 
-def demo_ready(path: Path | None = None) -> bool:
-    path = path or demo_store_path()
+def demo_store_path(settings: StoreSettings) -> Path:
+    """Where the demo store lives: the cache folder's demo.duckdb."""
+    return cache_dir(settings) / "demo.duckdb"
+
+
+def demo_ready(path: Path) -> bool:
     if not path.exists():
         return False
     try:
@@ -44,10 +49,9 @@ def _holds_ready_demo(store: Store) -> bool:
             and has_lexical_index(store))
 
 
-def _open_ready_demo(read_only: bool) -> Store | None:
-    """The demo store in the cache, opened as the command wants it, when it is built and
+def _open_ready_demo(path: Path, read_only: bool) -> Store | None:
+    """The demo store at ``path``, opened as the command wants it, when it is built and
     current (one open: a cold command pays for one connection, not two); else None."""
-    path = demo_store_path()
     if not path.exists():
         return None
     try:
@@ -64,9 +68,8 @@ def _open_ready_demo(read_only: bool) -> Store | None:
     return None
 
 
-def ensure_demo_store(path: Path | None = None, *, rebuild: bool = False,
-                      progress: bool = True) -> Path:
-    """Load and embed the demo SKB into ``path`` (default: the cache) unless it is there."""
+def ensure_demo_store(path: Path, *, rebuild: bool = False, progress: bool = True) -> Path:
+    """Load and embed the demo SKB into ``path`` unless it is there."""
     # Building the demo is rare: commands that only open a store do not import the loader.
     from afr.embed import make_embedder
     from afr.lexical.index import build_lexical_index
@@ -74,7 +77,6 @@ def ensure_demo_store(path: Path | None = None, *, rebuild: bool = False,
     from afr.vectors import embed_store
     from afr.vectors.similarity import build_similarity_graph
 
-    path = path or demo_store_path()
     if demo_ready(path) and not rebuild:
         return path
     skb = demo_skb_dir()
@@ -95,10 +97,10 @@ def ensure_demo_store(path: Path | None = None, *, rebuild: bool = False,
     return path
 
 
-def open_store_for(db: str | Path | None = None, *, schema: str | None = None,
-                   write: bool = False, read_only: bool = False, create: bool = False,
-                   progress: bool = False) -> Store:
-    """The store a command works on: ``db``, else ``$AFR_DB``, else ``./afr.duckdb``.
+def open_store_for(settings: StoreSettings, *, write: bool = False, read_only: bool = False,
+                   create: bool = False, progress: bool = False) -> Store:
+    """The store a command works on: ``settings.db`` (--db, else ``$AFR_DB``), else
+    ``./afr.duckdb``.
 
     A command that only reads (``write=False``: ask, cypher, eval, info, sql) falls back
     to the bundled demo store, set up on first use, when nothing was chosen and there is
@@ -107,22 +109,23 @@ def open_store_for(db: str | Path | None = None, *, schema: str | None = None,
     Only ``create`` (afr init) makes a store that is not there; every other command needs
     one holding afr's tables, and without one it stops with a one-line error having
     created nothing: no DuckDB file, no PostgreSQL schema or extension."""
-    chosen = chosen_db(db)
+    chosen = settings.db
     target = chosen
     if target is None:
         target = DEFAULT_DB
         if not write and not Path(DEFAULT_DB).exists():
+            demo_path = demo_store_path(settings)
             if not create:
-                demo = _open_ready_demo(read_only)
+                demo = _open_ready_demo(demo_path, read_only)
                 if demo is not None:
                     return demo
-            target = str(ensure_demo_store(progress=progress))
+            target = str(ensure_demo_store(demo_path, progress=progress))
     if not create and not is_postgres_url(target) and not Path(target).expanduser().exists():
         if chosen is None:
             raise StoreError(f"no store here (./{DEFAULT_DB}); run 'afr load DIR' first")
         raise StoreError(f"no store at {target}; run 'afr load DIR' first, or check --db "
                          "and $AFR_DB")
-    store = open_store(target, schema=schema, read_only=read_only, create=create)
+    store = open_store(target, read_only=read_only, create=create, settings=settings)
     if not create:
         try:
             initialised = store.schema_version() > 0
@@ -136,12 +139,13 @@ def open_store_for(db: str | Path | None = None, *, schema: str | None = None,
     return store
 
 
-def setup_demo(db: str | Path | None = None, *, rebuild: bool = False,
+def setup_demo(settings: StoreSettings, *, rebuild: bool = False,
                progress: bool = False) -> Path:
-    """``afr demo``: the demo store at the chosen DuckDB file (``db``, else ``$AFR_DB``),
-    else in the cache; a PostgreSQL URL is not a place for it, so the cache is used."""
-    target = chosen_db(db)
-    path = Path(target).expanduser() if target and not is_postgres_url(target) else None
+    """``afr demo``: the demo store at the chosen DuckDB file (``settings.db``), else in
+    the cache; a PostgreSQL URL is not a place for it, so the cache is used."""
+    target = settings.db
+    path = Path(target).expanduser() if target and not is_postgres_url(target) \
+        else demo_store_path(settings)
     return ensure_demo_store(path, rebuild=rebuild, progress=progress)
 
 

@@ -3,7 +3,14 @@ services and sentence-transformers, and the spec strings that name them."""
 
 from afr.embed.base import Embedder, embed_texts
 from afr.embed.hashing import HashingEmbedder
-from afr.embed.spec import SPEC_HELP, embedder_for_store, make_embedder, spec_for_store
+from afr.embed.spec import (
+    SPEC_HELP,
+    embedder_for_store,
+    embedding_endpoint,
+    make_embedder,
+    spec_for_store,
+)
 
 __all__ = ["SPEC_HELP", "Embedder", "HashingEmbedder", "embed_texts", "embedder_for_store",
+           "embedding_endpoint",
            "make_embedder", "spec_for_store"]

@@ -3,19 +3,22 @@ the spec that recreates the embedder a store's vectors were made with."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from afr.embed.base import Embedder
 from afr.embed.hashing import HashingEmbedder
 from afr.errors import EmbeddingError
+from afr.settings import EmbedSettings, LLMSettings
 from afr.store.base import Store
+
+Endpoint = tuple[str | None, str | None]  # (base URL, API key)
 
 SPEC_HELP = "'hash' or 'hash:DIM', 'openai:MODEL', 'st:NAME_OR_PATH'"
 
 
-def make_embedder(spec: str, **kw: Any) -> Embedder:
-    """An embedder from a spec string (see SPEC_HELP)."""
+def make_embedder(spec: str, endpoint: Endpoint | None = None, **kw: Any) -> Embedder:
+    """An embedder from a spec string (see SPEC_HELP); ``endpoint``: where ``openai:…``
+    embeds (``embedding_endpoint``)."""
     kind, _, arg = spec.partition(":")
     if kind == "hash":
         try:
@@ -24,17 +27,10 @@ def make_embedder(spec: str, **kw: Any) -> Embedder:
             raise EmbeddingError(f"bad embedder spec {spec!r}: use {SPEC_HELP}") from None
     if kind == "openai" and arg:
         from afr.embed.openai_embed import OpenAIEmbedder
-        from afr.settings import resolve_llm
 
-        # The embedding endpoint's own variables, else the LLM's (afr.settings: the
-        # environment, else the settings file).
-        base_url = kw.pop("base_url", None) or os.environ.get("AFR_EMBED_BASE_URL")
-        api_key = kw.pop("api_key", None) or os.environ.get("AFR_EMBED_API_KEY")
-        if not (base_url and api_key):
-            llm = resolve_llm()
-            base_url = base_url or llm.get("base_url")
-            api_key = api_key or llm.get("api_key")
-        return OpenAIEmbedder(base_url=base_url, model=arg, api_key=api_key, **kw)
+        base_url, api_key = endpoint or (None, None)
+        return OpenAIEmbedder(base_url=kw.pop("base_url", None) or base_url, model=arg,
+                              api_key=kw.pop("api_key", None) or api_key, **kw)
     if kind == "st" and arg:
         from afr.embed.st_embed import SentenceTransformerEmbedder
 
@@ -57,13 +53,21 @@ def spec_for_store(store: Store) -> str | None:
     return None
 
 
-def embedder_for_store(store: Store) -> Embedder:
+def embedding_endpoint(embed: EmbedSettings, llm: LLMSettings) -> Endpoint:
+    """(base URL, API key) of ``openai:…`` embedders: the [embed] settings
+    ($AFR_EMBED_BASE_URL, $AFR_EMBED_API_KEY), else the LLM's."""
+    if embed.base_url and embed.api_key:
+        return embed.base_url, embed.api_key
+    return embed.base_url or llm.base_url, embed.api_key or llm.api_key
+
+
+def embedder_for_store(store: Store, endpoint: Endpoint | None = None) -> Embedder:
     spec = spec_for_store(store)
     if spec is None:
         raise EmbeddingError(
             f"the store {store.location} has no vectors yet; run 'afr embed' first"
         )
-    embedder = make_embedder(spec)
+    embedder = make_embedder(spec, endpoint)
     recorded = store.embedding_model("doc") or store.embedding_model("doc_rel")
     if recorded and embedder.model_id != recorded[0]:
         raise EmbeddingError(

@@ -9,10 +9,11 @@ import statistics
 from typing import Any
 
 from afr.errors import AfrError
+from afr.evaluate.eval_runs import EvalRun, find_eval_run, load_results, load_variants
 from afr.evaluate.metrics import METRICS, mean_metrics
-from afr.evaluate.runs import EvalRun, find_run, load_results, load_variants
 from afr.evaluate.variants import FINAL, VARIANTS, variant_names
-from afr.pipeline.repair import OUTCOMES
+from afr.methods.af.repair import OUTCOMES
+from afr.settings import differences
 from afr.store.base import Store
 
 STEP_ORDER = ("1_target_type", "1-2_llm_failed", "2_cypher", "3_parse", "3_repair", "4_symbols",
@@ -20,19 +21,26 @@ STEP_ORDER = ("1_target_type", "1-2_llm_failed", "2_cypher", "3_parse", "3_repai
 _ZERO = {m: 0.0 for m in METRICS}
 
 
+def _stored(run: EvalRun, path: str) -> Any:
+    """One setting of the run's stored tree (None where it stored none)."""
+    value: Any = run.settings.ask
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
 def reranker_of(run: EvalRun) -> str:
     """The reranker the run was set up with; ``none`` without an LLM."""
-    ask = run.settings.ask
-    return "none" if ask.get("offline") else str(ask.get("reranker") or "none")
+    return "none" if _stored(run, "llm.offline") else str(_stored(run, "rerank.method")
+                                                          or "none")
 
 
 def mode_label(run: EvalRun, steps: dict[str, int] | None = None) -> str:
     """How the run was set up, and, given ``steps`` (``llm_steps``), where the LLM failed
     to do its part: the label never claims a step that did not run."""
-    ask = run.settings.ask
-    method = ask.get("method") or "af"
-    llm = not ask.get("offline")
-    model = (ask.get("llm") or {}).get("model")
+    method = _stored(run, "ask.method") or "af"
+    llm = not _stored(run, "llm.offline")
+    model = _stored(run, "llm.model")
     rerank = reranker_of(run)
     if method not in ("af", "af+sage"):  # no Cypher: the AF labels do not apply
         label = f"method {method}"
@@ -57,19 +65,32 @@ def mode_label(run: EvalRun, steps: dict[str, int] | None = None) -> str:
 
 
 def llm_steps(run: EvalRun, results: list[dict[str, Any]]) -> dict[str, int]:
-    """What the LLM did, read from the questions' timings (``8_rerank`` only when the LLM
-    reranked, ``1-2_llm_failed`` when steps 1–2 fell back to the offline formalizer)."""
+    """What the LLM did, read from each question's ``steps`` (``afr.evaluate.runner.
+    question_steps``): steps 1–2 that fell back to the offline formalizer, and the
+    questions step 8 reranked."""
     answered = [r for r in results if r["status"] != "failed"]
     rerankable = [r for r in answered if r["ranked"]]
     replayed = bool(run.settings.replay)
+    steps = {id(r): r.get("steps") or legacy_steps(r.get("timings")) for r in answered}
     return {
         "answered": len(answered),
         "formalized_offline": 0 if replayed else sum(
-            "1-2_llm_failed" in (r["timings"] or {}) for r in answered),
+            any(f["step"] == "steps 1–2" for f in steps[id(r)]["fallbacks"])
+            for r in answered),
         "rerankable": len(rerankable),
         "reranked": 0 if reranker_of(run) == "none" else sum(
-            "8_rerank" in (r["timings"] or {}) for r in rerankable),
+            bool(steps[id(r)]["reranked"]) for r in rerankable),
     }
+
+
+def legacy_steps(timings: dict[str, float] | None) -> dict[str, Any]:
+    """``steps`` of a question stored before schema 10 recorded them: the afr of then
+    named a failed step by its timing (``1-2_llm_failed``) and timed ``8_rerank`` only
+    when the LLM reranked."""
+    timings = timings or {}
+    return {"formalized": None, "reranked": "8_rerank" in timings,
+            "fallbacks": [{"step": "steps 1–2", "kind": "error"}]
+            if "1-2_llm_failed" in timings else []}
 
 
 def _stats(values: list[float]) -> dict[str, float]:
@@ -129,7 +150,7 @@ def outcome_counts(results: list[dict[str, Any]]) -> dict[str, int]:
 
 
 def store_summary(store: Store, eval_id: str) -> dict[str, Any]:
-    run = find_run(store, eval_id)
+    run = find_eval_run(store, eval_id)
     summary = summarize(store, run)
     with store.transaction():
         store.run("eval/set_metrics.sql", {"eval_id": eval_id,
@@ -185,6 +206,8 @@ def compare(store: Store, a: EvalRun, b: EvalRun, *, a_variant: str | None = Non
         per_metric[metric] = {"b_better": wins, "a_better": losses,
                               "ties": len(shared) - len(wins) - len(losses)}
     return {"a": sa, "b": sb, "a_variant": a_variant or FINAL, "b_variant": b_variant or FINAL,
+            "settings_differ": [{"setting": p, "a": va, "b": vb} for p, va, vb in
+                                differences(a.settings.ask, b.settings.ask)],
             "variants": common_variants, "shared_questions": len(shared),
             "only_a": len(ra) - len(shared), "only_b": len(rb) - len(shared),
             "per_question": per_metric,

@@ -25,16 +25,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afr.errors import AfrError
+from afr.evaluate.eval_runs import EvalRun, set_status
 from afr.evaluate.metrics import question_metrics
 from afr.evaluate.questions import Question
 from afr.evaluate.report import store_summary
-from afr.evaluate.runs import EvalRun, set_status
 from afr.evaluate.variants import FINAL, AskedAs, VariantMaker, variant_names
+from afr.llm.fallback import LOST as LOST_TO_LLM
+from afr.pipeline.result import AskResult
 from afr.store.base import Store
 
 Note = Callable[[str], None]
-# LLM failures that lose a question to the endpoint itself (see afr.pipeline.result)
-LOST_TO_LLM = ("access", "unreachable", "timeout")
 MAX_LLM_FAILURES = 5
 
 
@@ -243,21 +243,23 @@ class Evaluator:
             cypher = q.extras.get(self.settings.replay) or ""
             target_type = q.extras.get("target_type") or None
         lists: dict[str, list[str]] = {}
-        result = None
+        result: AskResult | None = None
+        timings: dict[str, float] = {}
         error = None
         try:
             asked = time.perf_counter()
             result = self.pipeline.ask(q.query, eval_id=self.run.eval_id, question_id=q.id,
                                        cypher=cypher, target_type=target_type)
             # the run's own method, timed like the other methods of --methods
-            result.timings[f"method={self.pipeline.config.method}"] = \
-                time.perf_counter() - asked
-            ids = self.maker.lists(q.query, result, AskedAs(cypher, target_type,
-                                                            self.run.eval_id, q.id))
+            timings = {**result.timings,
+                       f"method={result.method}": time.perf_counter() - asked}
+            ids, others = self.maker.lists(q.query, result, AskedAs(
+                cypher, target_type, self.run.eval_id, q.id))
+            timings.update(others)
             lists = self._ext_ids(ids)
             status = result.status
             if status == "degraded":
-                error = "; ".join(w for w in result.warnings if w.startswith("LLM"))
+                error = "; ".join(f.note for f in result.fallbacks)
         except Exception as exc:  # noqa: BLE001 - recorded per question; the run goes on
             status = "failed"
             error = str(exc) if isinstance(exc, AfrError) else f"{type(exc).__name__}: {exc}"
@@ -269,15 +271,16 @@ class Evaluator:
         final = lists.get(FINAL, [])
         params = {
             "eval_id": self.run.eval_id, "question_id": q.id,
-            "run_id": result.run_id if result is not None and result.config.log else None,
+            "run_id": result.run_id if result is not None and result.logged else None,
             "ranked": json.dumps(final), "gold": json.dumps(gold),
             "metrics": json.dumps(per_variant[FINAL]), "error": error, "position": position,
             "query": q.query, "status": status, "seconds": round(seconds, 6),
-            "timings": json.dumps(result.timings if result is not None else {}),
+            "timings": json.dumps(timings),
             "llm_prompts": result.llm_calls if result is not None else 0,
             "llm_new_calls": result.llm_new_calls if result is not None else 0,
             "llm_tokens": result.llm_tokens_all if result is not None else 0,
             "outcome": result.outcome if result is not None else "failed",
+            "steps": json.dumps(question_steps(result) if result is not None else None),
         }
         def write() -> None:  # deletes first: safe to repeat after a lost connection
             self.store.run("eval/delete_question.sql",
@@ -299,6 +302,17 @@ class Evaluator:
         ids = sorted({n for ranked in lists.values() for n in ranked})
         ext = {i: str(d.ext_id) for i, d in self.store.node_details(ids).items()}
         return {name: [ext[n] for n in ranked if n in ext] for name, ranked in lists.items()}
+
+
+def question_steps(result: AskResult) -> dict[str, Any]:
+    """What the LLM steps of one question did, as ``eval_results.steps`` keeps it: how
+    steps 1–2 were written, whether step 8 reranked, and the fallbacks (step, kind)."""
+    af = result.af
+    return {
+        "formalized": af.formalized.by if af is not None else None,
+        "reranked": result.reranked,
+        "fallbacks": [{"step": f.step, "kind": f.kind} for f in result.fallbacks],
+    }
 
 
 def _progress_bar(total: int, initial: int, enabled: bool):

@@ -14,12 +14,18 @@ from pathlib import Path
 from typing import Any
 
 from afr.errors import AfrError
+from afr.evaluate.eval_runs import (
+    EvalRun,
+    EvalSettings,
+    create_eval_run,
+    find_eval_run,
+    source_path,
+)
 from afr.evaluate.report import summarize
 from afr.evaluate.runner import MAX_LLM_FAILURES, Evaluator, RunReport
-from afr.evaluate.runs import EvalRun, EvalSettings, create_run, find_run, source_path
 from afr.evaluate.variants import parse_sweeps
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import AskConfig
+from afr.settings import Settings, to_dict, with_stored, with_values
 from afr.store.base import Store
 
 Note = Callable[[str], None]
@@ -47,7 +53,7 @@ class EvalSession:
 
 
 def run_eval(store: Store, source: str | None = None, *, resume: str | None = None,
-             config: AskConfig | None = None, name: str | None = None,
+             settings: Settings | None = None, name: str | None = None,
              split: str | None = None, limit: int | None = None, sample: int | None = None,
              seed: int = 0, replay: str | None = None, sweeps: Sequence[str] = (),
              concurrency: int | None = None, progress: bool = False,
@@ -56,10 +62,10 @@ def run_eval(store: Store, source: str | None = None, *, resume: str | None = No
     """Ask every question of ``source`` (or carry on with the run ``resume`` names, with
     its stored settings) and score the answers.
 
-    ``config`` holds the explicit ask settings of a new run; the pipeline resolves the
-    rest (environment, settings file, defaults), and the resolved settings are stored so
-    that a resume asks the same LLM the same way. ``concurrency`` None keeps a resumed
-    run's value (1 for a new run). After ``max_llm_failures`` questions in a row lost to
+    ``settings``: the resolved settings (``afr.settings.resolve_settings``) a new run asks
+    with; they are stored with the run, and a resume asks with the stored ones (only what
+    a run never stores, such as the API key, comes from ``settings``). ``concurrency``
+    None keeps a resumed run's value (1 for a new run). After ``max_llm_failures`` questions in a row lost to
     the LLM (unreachable, timed out, refusing access) the run stops, interrupted (0: never
     stop)."""
     note = note or (lambda message: None)
@@ -67,56 +73,44 @@ def run_eval(store: Store, source: str | None = None, *, resume: str | None = No
     if resume:
         if source:
             raise AfrError("give either SOURCE or --resume EVAL_ID, not both")
-        run = find_run(store, resume)
-        settings = run.settings
+        run = find_eval_run(store, resume)
+        eval_settings = run.settings
         if concurrency is not None:
-            settings.concurrency = concurrency
-        pipeline = Pipeline(store, settings.ask_config(), full_graph_strand=True)
+            eval_settings.concurrency = concurrency
+        pipeline = Pipeline(store, with_stored(settings or Settings(), eval_settings.ask))
     else:
         if not source:
             raise AfrError("missing SOURCE (a question file or folder, or 'demo'); "
                            "or --resume EVAL_ID")
         path = source_path(source)
-        settings = EvalSettings(source=str(path.resolve()) if path.exists() else source,
-                                split=split, limit=limit, sample=sample, seed=seed,
-                                replay=replay, sweeps=parse_sweeps(tuple(sweeps)),
-                                concurrency=concurrency or 1)
+        eval_settings = EvalSettings(
+            source=str(path.resolve()) if path.exists() else source, split=split, limit=limit,
+            sample=sample, seed=seed, replay=replay, sweeps=parse_sweeps(tuple(sweeps)),
+            concurrency=concurrency or 1)
         mismatch = skb_mismatch(store, path)
         if mismatch:
             note(mismatch)
-        pipeline = Pipeline(store, config or AskConfig(), full_graph_strand=True)
-        settings.ask = resolved_settings(pipeline)
-    questions = settings.questions()
+        pipeline = Pipeline(store, settings or Settings())
+        # stored as the run asks: offline or not, as this pipeline decided
+        eval_settings.ask = to_dict(with_values(pipeline.settings,
+                                                {"llm.offline": pipeline.offline}))
+    questions = eval_settings.questions()
     if not questions:
-        raise AfrError(f"{settings.source}: no questions to evaluate")
+        raise AfrError(f"{eval_settings.source}: no questions to evaluate")
     if not resume:
-        run = create_run(store, settings, name=name, total=len(questions))
-    if pipeline.offline and not settings.replay:
+        run = create_eval_run(store, eval_settings, name=name, total=len(questions))
+    if pipeline.offline and not eval_settings.replay:
         note("offline mode (no LLM configured): entity linking + schema paths, no reranking")
     if len(questions) > MEMORY_VECTORS_FROM:
         from afr.vectors.memory import use_memory_vectors
 
-        use_memory_vectors(store)
+        use_memory_vectors(store, pipeline.settings.vectors.memory_mb)
     evaluator = Evaluator(store, pipeline, run, questions, note=note,
                           max_llm_failures=max_llm_failures)
     if started is not None:
         started(run, len(questions), bool(resume))
     report = evaluator.execute(progress=progress)
     return EvalSession(run, report, summarize(store, run), len(questions), bool(resume))
-
-
-def resolved_settings(pipeline: Pipeline) -> dict[str, Any]:
-    """The pipeline's ask settings as resolved, with the LLM endpoint and model it uses
-    (the API key stays in the environment, never in the store)."""
-    resolved = pipeline.config.to_dict()
-    if pipeline.llm is None:
-        resolved["offline"] = True
-    else:
-        resolved["offline"] = False
-        resolved["llm"] = {**resolved.get("llm", {}),
-                           "base_url": pipeline.llm.config.base_url,
-                           "model": pipeline.llm.config.model}
-    return resolved
 
 
 def skb_mismatch(store: Store, path: Path) -> str | None:

@@ -25,22 +25,16 @@ question's timings as ``method=<name>``).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from afr.errors import AfrError
 from afr.lexical import has_lexical_index
+from afr.methods.af.ranking import RANKING_STEPS, recombine
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.config import METHODS, RERANKERS
-from afr.pipeline.fusion import FusionWeights
-from afr.pipeline.hybrid_ranking import (
-    answer_types,
-    baseline,
-    hybrid_strands,
-    paper_strands,
-    target_text_conditions,
-)
-from afr.pipeline.ranking import combine, vss_strand
+from afr.pipeline.finish import rerank_list
 from afr.pipeline.result import AskResult
+from afr.retrieval.lists import PLAIN, answer_types, plain_list
+from afr.settings import METHODS, RERANKERS, with_values
 from afr.vectors.search import query_vector
 
 VARIANTS = ("1+7", "1-5", "1-6", "1-7", "1-8")
@@ -115,36 +109,40 @@ class VariantMaker:
     def __init__(self, pipeline: Pipeline, sweeps: dict[str, list]) -> None:
         self.pipeline = pipeline
         self.sweeps = sweeps
-        cfg = pipeline.config
-        if "reranker" in sweeps and pipeline.llm is None and any(
+        settings = pipeline.settings
+        if "reranker" in sweeps and pipeline.offline and any(
                 m != "none" for m in sweeps["reranker"]):
             raise AfrError("--sweep reranker needs an LLM (set AFR_LLM_BASE_URL / "
                            "AFR_LLM_MODEL or pass --llm-url/--llm-model)")
+        session = pipeline.session
         # One pipeline per l_max value, sharing store and embedder: it re-grounds the
         # first pass's Cypher with no LLM and no reranking, and logs nothing.
         self.l_max_pipelines = {
-            v: Pipeline(pipeline.store, replace(cfg, l_max=v, reranker="none", log=False,
-                                                 offline=True),
-                         embedder=pipeline.embedder)
+            v: Pipeline(pipeline.store, with_values(settings, {
+                "af.l_max": v, "rerank.method": "none", "ask.log": False,
+                "llm.offline": True}), embedder=session.embedder)
             for v in sweeps.get("l_max", [])
         }
         # One pipeline per other method, sharing store, embedder and LLM; each logs its
         # own run of the eval, so its candidates can be inspected like the main method's.
         self.method_pipelines = {
-            m: Pipeline(pipeline.store, replace(cfg, method=m), embedder=pipeline.embedder,
-                        llm=pipeline.llm, full_graph_strand=pipeline.full_graph_strand)
+            m: Pipeline(pipeline.store, with_values(settings, {"ask.method": m}),
+                        embedder=session.embedder, llm=session.llm)
             for m in sweeps.get("method", [])
         }
 
     def lists(self, question: str, result: AskResult, asked: AskedAs | None = None
-              ) -> dict[str, list[int]]:
-        k = self.pipeline.config.k
-        grounded = result.grounding.answers if result.grounding else []
+              ) -> tuple[dict[str, list[int]], dict[str, float]]:
+        """Every variant's ranked node ids, and the seconds the other methods took (by
+        ``method=NAME``)."""
+        k = self.pipeline.settings.ask.k
+        strands = result.strands
+        grounded = result.af.grounded_answers if result.af else []
         out: dict[str, list[int]] = {
-            "1+7": [n for n, _ in result.vss_ranked[:k]],
+            "1+7": [n for n, _ in strands.vss[:k]],
             "1-5": [n for n, _ in sorted(grounded, key=lambda a: (a[1], a[0]))],
-            "1-6": [c.node_id for c in result.graph_ranked],
-            "1-7": [c.node_id for c in result.pre_rerank],
+            "1-6": self._graph_list(result),
+            "1-7": [c.node_id for c in strands.final],
             "1-8": [a.node_id for a in result.answers],
         }
         out.update(self._methods(question, result))
@@ -156,77 +154,78 @@ class VariantMaker:
             out[f"l_max={l_max}"] = [a.node_id for a in again.answers]
         for method in self.sweeps.get("reranker", []):
             out[f"reranker={method}"] = self._rerank(question, result, method)
+        timings: dict[str, float] = {}
         for method, pipe in self.method_pipelines.items():
             out[f"method={method}"] = self._other_method(pipe, question, result, method,
-                                                         asked or AskedAs())
-        return out
+                                                         asked or AskedAs(), timings)
+        return out, timings
+
+    def _graph_list(self, result: AskResult) -> list[int]:
+        """"1-6": every grounded answer in step 6's order (AF asks only)."""
+        af = result.af
+        if af is None:
+            return []
+        ranking = RANKING_STEPS[af.ranking]
+        return [c.node_id for c in ranking.graph_list(self.pipeline.store, af.rank_input,
+                                                      result.strands)]
 
     def _other_method(self, pipe: Pipeline, question: str, result: AskResult,
-                      method: str, asked: AskedAs) -> list[int]:
+                      method: str, asked: AskedAs, timings: dict[str, float]) -> list[int]:
         """The question asked again with another method, as the main ask was (the same
-        replayed Cypher and target type, the same eval); its time goes into the timings."""
-        if method == self.pipeline.config.method:
+        replayed Cypher and target type, the same eval); its time goes into ``timings``."""
+        if method == self.pipeline.settings.ask.method:
             return [a.node_id for a in result.answers]
         started = time.perf_counter()
         again = pipe.ask(question, cypher=asked.cypher, target_type=asked.target_type,
                          eval_id=asked.eval_id, question_id=asked.question_id)
-        result.timings[f"method={method}"] = time.perf_counter() - started
+        timings[f"method={method}"] = time.perf_counter() - started
         return [a.node_id for a in again.answers]
 
     def _methods(self, question: str, result: AskResult) -> dict[str, list[int]]:
         """The plain methods and both rankings of the AF strands, for the same question."""
         pipe = self.pipeline
-        cfg, store = pipe.config, pipe.store
-        k = cfg.k
-        types = answer_types(result, pipe.schema)
-        qvec = query_vector(store, pipe.embedder, question)
-        weights = FusionWeights.from_settings()
+        settings, store = pipe.settings, pipe.store
+        types = answer_types(result.target_type, pipe.session.schema)
+        qvec = query_vector(store, pipe.session.embedder, question)
         out = {}
-        for method in ("vss", "bm25", "hybrid"):
+        for method in PLAIN:
             if method != "vss" and not has_lexical_index(store):
                 out[method] = []
                 continue
-            out[method] = [c.node_id for c in baseline(store, qvec, question, types, k, method,
-                                                       weights)]
-        if cfg.method not in ("af", "af+sage"):
+            out[method] = [c.node_id for c in plain_list(
+                store, qvec, question, types, settings.ask.k, method, settings.ranking,
+                settings.bm25)]
+        af = result.af
+        if af is None:
             out["af:paper"] = out["af:hybrid"] = []
             return out
         # The ask ran one of the two rankings already: its steps 1–7 list is that variant
-        # (af+sage: its list is expanded, so both are made again from the grounding).
-        asked = [c.node_id for c in result.pre_rerank] if cfg.method == "af" else None
-        grounded = result.grounding.answers if result.grounding else []
-        out["af:paper"] = asked if asked is not None and cfg.ranking == "paper" else [
-            c.node_id for c in paper_strands(store, qvec, grounded, types, k,
-                                             cfg.graph_quota).final]
-        out["af:hybrid"] = asked if asked is not None and cfg.ranking == "hybrid" else [
-            c.node_id for c in hybrid_strands(store, qvec, question, grounded, types, k,
-                                              weights=weights,
-                                              confidence=result.link_confidence,
-                                              text=target_text_conditions(result),
-                                              keep_graph=cfg.graph_quota).final]
+        # (af+sage: its list is expanded, so both are ranked again from the grounding).
+        asked = [c.node_id for c in result.strands.final] \
+            if settings.ask.method == "af" else None
+        for name, ranking in RANKING_STEPS.items():
+            out[f"af:{name}"] = asked if asked is not None and af.ranking == name else [
+                c.node_id for c in ranking.rank(store, af.rank_input, explain=False).final]
         return out
 
     def _recombine(self, question: str, result: AskResult, alpha: float) -> list[int]:
-        k = self.pipeline.config.k
-        quota = round(alpha * k)
-        graph = [replace(c) for c in result.graph_ranked[:quota]]  # combine marks them
-        vss = result.vss_ranked
-        if len(vss) < k + len(graph):
-            # the first pass fetched only as much plain search as its own alpha needed
-            types = answer_types(result, self.pipeline.schema)
-            qvec = query_vector(self.pipeline.store, self.pipeline.embedder, question)
-            vss = vss_strand(self.pipeline.store, qvec, types, k + len(graph))
-        return [c.node_id for c in combine(graph, vss, k)]
+        pipe = self.pipeline
+        qvec = result.af.rank_input.qvec if result.af else \
+            query_vector(pipe.store, pipe.session.embedder, question)
+        types = answer_types(result.target_type, pipe.session.schema)
+        return [c.node_id for c in recombine(pipe.store, result.strands, qvec, types,
+                                             pipe.settings.ask.k, alpha)]
 
     def _rerank(self, question: str, result: AskResult, method: str) -> list[int]:
-        before = [c.node_id for c in result.pre_rerank]
-        if method == "none" or self.pipeline.llm is None:
+        before = [c.node_id for c in result.strands.final]
+        session = self.pipeline.session
+        if method == "none" or session.llm is None:
             return before
-        if method == self.pipeline.config.reranker and result.answers:
+        if method == self.pipeline.settings.rerank.method and result.answers:
             return [a.node_id for a in result.answers]
-        scratch = replace(result, warnings=[])
-        positions = self.pipeline._rerank(question, [replace(c) for c in result.pre_rerank],
-                                          scratch, method=method)
+        reranked = rerank_list(session.llm, session, question, result.strands.final,
+                               method=method, keep_names=result.retrieved.keep_names)
+        positions = reranked.positions
         if not positions:
             return before
         return sorted(before, key=lambda n: positions.get(n, len(before) + 1))

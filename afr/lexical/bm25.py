@@ -8,31 +8,12 @@ type(s) searched, also when only a candidate set is scored. A query term counts 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from afr.lexical.tokens import tokenize
-from afr.settings import ranking_settings
+from afr.settings import BM25Settings
 from afr.store.base import Store
 
 SCORE_DIGITS = 9  # BM25 scores are compared at this precision
-
-
-@dataclass(frozen=True)
-class BM25Params:
-    k1: float = 1.2
-    b: float = 0.75
-    stopwords: bool = True
-    #: Query terms with a lower idf over the types searched are not scored (0: all; 0.1:
-    #: a term held by more than ~90% of those documents).
-    min_idf: float = 0.1
-
-    @classmethod
-    def from_settings(cls) -> BM25Params:
-        """k1, b, stopwords and min_idf from the settings file's [ranking] table (or
-        defaults)."""
-        ranking = ranking_settings()
-        return cls(float(ranking["k1"]), float(ranking["b"]), bool(ranking["stopwords"]),
-                   float(ranking["min_idf"]))
 
 
 def has_lexical_index(store: Store) -> bool:
@@ -45,15 +26,14 @@ def has_lexical_index(store: Store) -> bool:
     return store.fact("lexical_index", read)
 
 
-def bm25(store: Store, query: str | Sequence[str], *, params: BM25Params | None = None,
+def bm25(store: Store, query: str | Sequence[str], *, params: BM25Settings = BM25Settings(),
          types: Sequence[str] | None = None, ids: Sequence[int] | None = None,
          k: int | None = None, also: Sequence[int] | None = None
          ) -> list[tuple[int, float]]:
     """(node id, BM25 score) best first, for a query text (tokenised here) or its tokens;
     nodes without any query term are left out. ``ids`` restricts the scoring to those
     nodes; ``k`` cuts the list (None: all), except that the nodes of ``also`` are kept
-    wherever they rank. ``params``: the settings' by default."""
-    params = params or BM25Params.from_settings()
+    wherever they rank. ``params``: the [bm25] settings."""
     terms = tokenize(query, stopwords=params.stopwords) if isinstance(query, str) \
         else list(query)
     terms = list(dict.fromkeys(terms))

@@ -12,9 +12,9 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from afr.lexical.bm25 import BM25Params
 from afr.lexical.tokens import tokenize
 from afr.progress import bar
+from afr.settings import BM25Settings
 from afr.store.base import Store
 from afr.vectors.documents import build_documents
 
@@ -31,10 +31,9 @@ class LexicalReport:
     seconds: float = 0.0
 
 
-def build_lexical_index(store: Store, *, params: BM25Params | None = None,
+def build_lexical_index(store: Store, *, params: BM25Settings = BM25Settings(),
                         batch_size: int = 1000, progress: bool = True) -> LexicalReport:
     started = time.perf_counter()
-    params = params or BM25Params.from_settings()
     store.require_skb()
     store.require_initialised()  # an older store gets the lexical tables first
     missing = [int(r[0]) for r in store.run("lexical/missing.sql")]

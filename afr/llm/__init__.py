@@ -6,12 +6,11 @@ from afr.llm.client import (
     EmptyReplyError,
     LLMCache,
     LLMClient,
-    LLMConfig,
     LLMReply,
     LLMUnavailableError,
     WaitBudget,
 )
 
-__all__ = ["ContextLengthError", "EmptyReplyError", "LLMCache", "LLMClient", "LLMConfig",
+__all__ = ["ContextLengthError", "EmptyReplyError", "LLMCache", "LLMClient",
            "LLMReply", "LLMUnavailableError", "MemoryLLMCache", "StoreLLMCache",
            "WaitBudget"]

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from afr.errors import LLMError
+from afr.settings import LLMSettings
 from afr.text import clean_text
 
 
@@ -79,30 +80,6 @@ class WaitBudget:
 
 
 @dataclass
-class LLMConfig:
-    base_url: str | None = None
-    model: str | None = None
-    api_key: str | None = None
-    timeout_s: float = 120.0
-    max_retries: int = 4
-    temperature: float = 0.0
-    reasoning_effort: str | None = None
-    max_tokens: int | None = None
-
-    @classmethod
-    def from_env(cls, **overrides: Any) -> LLMConfig:
-        """Overrides (flags) beat environment variables, which beat the settings file
-        (``afr.settings.resolve_llm``)."""
-        from afr.settings import resolve_llm
-
-        return cls(**resolve_llm(overrides))
-
-    @property
-    def configured(self) -> bool:
-        return bool(self.model and (self.base_url or self.api_key))
-
-
-@dataclass
 class LLMReply:
     text: str
     model: str
@@ -148,7 +125,7 @@ _CONTEXT_WORDS = ("context length", "context_length", "maximum context", "too ma
 
 
 class LLMClient:
-    def __init__(self, config: LLMConfig, *, cache: LLMCache | None = None,
+    def __init__(self, config: LLMSettings, *, cache: LLMCache | None = None,
                  use_cache: bool = True,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         import openai

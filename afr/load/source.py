@@ -8,6 +8,7 @@ from typing import Literal
 
 from afr.errors import LoadError
 from afr.load.loader import LoadReport, load_skb_dir
+from afr.settings import StoreSettings
 from afr.store import is_postgres_url, open_store, resolve_db
 
 Format = Literal["auto", "skb", "stark"]
@@ -20,21 +21,21 @@ def detect_format(source: Path) -> Literal["skb", "stark"]:
     return "stark" if (source / "node_info.pkl").exists() else "skb"
 
 
-def load_into(db: str | Path | None, source: str | Path, *, schema: str | None = None,
-              fmt: Format = "auto", dataset: str | None = None, replace: bool = False,
-              progress: bool = False) -> LoadReport:
-    """Load ``source`` into the store ``db`` names (``afr.store.resolve_db``: else
-    ``$AFR_DB``, else ``./afr.duckdb``). A DuckDB file this load created is removed
-    again when the load fails."""
+def load_into(settings: StoreSettings, source: str | Path, *, fmt: Format = "auto",
+              dataset: str | None = None, replace: bool = False, progress: bool = False
+              ) -> LoadReport:
+    """Load ``source`` into the store the [store] settings name (``settings.db``, else
+    ``./afr.duckdb``). A DuckDB file this load created is removed again when the load
+    fails."""
     source = Path(source)
     if not source.exists():
         raise LoadError(f"{source}: no such file or directory")
     kind = detect_format(source) if fmt == "auto" else fmt
-    target = resolve_db(db)
+    target = resolve_db(settings.db)
     created = None
     if not is_postgres_url(target) and not Path(target).expanduser().exists():
         created = Path(target).expanduser()
-    store = open_store(target, schema=schema)
+    store = open_store(target, settings=settings)
     loaded = False
     try:
         if kind == "stark":

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from afr.llm import LLMClient
 from afr.llm.client import ContextLengthError
-from afr.pipeline.prompts import render_messages
+from afr.llm.prompts import render_messages
 from afr.store.base import Store
 from afr.text import strip_reasoning
 from afr.vectors.documents import build_documents
@@ -30,7 +30,6 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 class RerankOutcome:
     order: list[int]  # node ids, best first
     prompts: int = 0
-    shrink_level: str = "relations"
     unparsed: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -93,7 +92,6 @@ def _with_shrinking(desc: _Descriptions, call: Callable[[], object],
             if shrunk is False:
                 raise
             if shrunk:
-                outcome.shrink_level = SHRINK_LEVELS[desc.level]
                 outcome.notes.append(f"prompt too long: node descriptions now "
                                      f"'{SHRINK_LEVELS[desc.level]}'")
 

@@ -1,31 +1,34 @@
-"""What a question's run produces: candidates, ranked answers, and the whole AskResult."""
+"""What one ask produces: the ranked answers and the typed record of every step.
+
+``AskResult`` is built once, from the method's ``Retrieved`` and step 8's outcome
+(``afr.pipeline.finish``), and never changed afterwards.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from afr.cypher.fix import Fix
-from afr.cypher.resolve import ResolvedQuery
-from afr.ground.query import GroundingResult
-from afr.pipeline.config import AskConfig
-from afr.pipeline.symbols import SymbolCandidates
+from afr.llm.fallback import Fallback, gravest
+from afr.methods.base import Retrieved
+from afr.retrieval.candidate import Candidate, Strands
+from afr.settings import Settings
 
-# Kinds of LLM failure, gravest first: refused access (401/403/404), unreachable, timed
-# out (these three: the endpoint cannot be used at all), and any other failure.
-LLM_FAILURES = ("access", "unreachable", "timeout", "error")
+if TYPE_CHECKING:
+    from afr.cypher.fix import Fix
+    from afr.cypher.resolve import ResolvedQuery
+    from afr.ground.query import GroundingResult
+    from afr.methods.af.repair import RepairRound
+    from afr.methods.af.symbols import SymbolCandidates
+    from afr.methods.af.trace import AfTrace
+    from afr.methods.kar.run import KarTrace
+    from afr.methods.sage.expand import SageTrace
 
-
-@dataclass
-class Candidate:
-    node_id: int
-    source: str  # graph | vss | both
-    level: int | None = None
-    vss_score: float | None = None
-    provenance: dict = field(default_factory=dict)
+__all__ = ["AskResult", "Candidate", "RankedAnswer"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class RankedAnswer:
     rank: int
     node_id: int
@@ -36,59 +39,117 @@ class RankedAnswer:
     level: int | None
     vss_score: float | None
     rerank_position: int | None
-    provenance: dict = field(default_factory=dict)
+    provenance: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(frozen=True)
 class AskResult:
     run_id: str
     question: str
     mode: str  # llm | offline
-    config: AskConfig
-    status: str = "ok"  # ok | degraded
-    # Why LLM steps fell back, the gravest kind when several did (LLM_FAILURES): None when
-    # the LLM did every step it was given (or there is no LLM).
-    llm_failure: str | None = None
-    llm_error: str | None = None  # the message of that failure
-    target_type: str | None = None
-    cypher: str | None = None
-    query_graph: dict = field(default_factory=dict)
-    resolved: ResolvedQuery | None = None
-    symbols: dict[str, SymbolCandidates] = field(default_factory=dict)
-    grounding: GroundingResult | None = None
-    answers: list[RankedAnswer] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
+    settings: Settings
+    retrieved: Retrieved  # what the method found (the list before step 8, its traces)
+    answers: tuple[RankedAnswer, ...] = ()
+    timings: Mapping[str, float] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    fallbacks: tuple[Fallback, ...] = ()  # LLM steps that fell back, in step order
     llm_calls: int = 0
-    llm_tokens: int = 0
-    rerank_prompts: int = 0
     llm_new_calls: int = 0  # calls that reached the LLM (the rest came from the cache)
+    llm_tokens: int = 0  # tokens of the calls that reached the LLM
     llm_tokens_all: int = 0  # tokens of all calls, cached replies included: the method's cost
-    fixes: list[Fix] = field(default_factory=list)  # deterministic fixes of the Cypher used
-    repair: dict | None = None  # the repair round, when one ran (afr.pipeline.repair)
-    outcome: str | None = None  # valid | fixed | repaired | unanswerable | failed
-    link_confidence: float = 1.0  # how far the Cypher is trusted (offline guesses: less)
-    sage: dict | None = None  # what SAGE's expansion did (methods sage, af+sage)
-    # --method kar: linked entities, kept triples, expansions (afr.pipeline.kar.KarRun.trace)
-    kar: dict | None = None
-    # The strands behind the final list, for evaluation ablations (not logged, not in JSON):
-    # all grounded answers by (level, similarity), the plain VSS list, the list before step 8.
-    graph_ranked: list[Candidate] = field(default_factory=list, repr=False)
-    vss_ranked: list[tuple[int, float]] = field(default_factory=list, repr=False)
-    pre_rerank: list[Candidate] = field(default_factory=list, repr=False)
-    lexical_ranked: list[tuple[int, float]] = field(default_factory=list, repr=False)
+    rerank_prompts: int = 0
+    rerank_unusable: int = 0  # rerank replies that could not be read
+    reranked: bool = False  # step 8 ran and gave the order
+    logged: bool = False  # its rows are in the run log
 
-    def llm_failed(self, kind: str, message: str) -> None:
-        """Record an LLM step that fell back; the gravest kind wins."""
-        if self.llm_failure is None or LLM_FAILURES.index(kind) < \
-                LLM_FAILURES.index(self.llm_failure):
-            self.llm_failure, self.llm_error = kind, message
+    # -- what every method has --------------------------------------------------------
+
+    @property
+    def method(self) -> str:
+        return self.settings.ask.method
+
+    @property
+    def target_type(self) -> str | None:
+        return self.retrieved.target_type
+
+    @property
+    def strands(self) -> Strands:
+        return self.retrieved.strands
+
+    @property
+    def status(self) -> str:
+        """ok, or degraded when an LLM step fell back."""
+        return "degraded" if self.fallbacks else "ok"
+
+    @property
+    def llm_failure(self) -> str | None:
+        """The gravest kind of LLM failure (``afr.llm.fallback.KINDS``), None when the LLM
+        did every step it was given (or there is no LLM)."""
+        worst = gravest(self.fallbacks)
+        return worst.kind if worst else None
+
+    @property
+    def llm_error(self) -> str | None:
+        worst = gravest(self.fallbacks)
+        return worst.error if worst else None
+
+    # -- AF's steps (None or empty for the other methods) -------------------------------
+
+    @property
+    def af(self) -> AfTrace | None:
+        return self.retrieved.af
+
+    @property
+    def cypher(self) -> str | None:
+        return self.af.cypher if self.af else None
+
+    @property
+    def resolved(self) -> ResolvedQuery | None:
+        return self.af.grounded.resolved if self.af else None
+
+    @property
+    def query_graph(self) -> dict[str, Any]:
+        return self.af.grounded.graph.to_dict() if self.af else {}
+
+    @property
+    def fixes(self) -> list[Fix]:
+        return self.af.grounded.fixes if self.af else []
+
+    @property
+    def symbols(self) -> dict[str, SymbolCandidates]:
+        return self.af.grounded.symbols if self.af else {}
+
+    @property
+    def grounding(self) -> GroundingResult | None:
+        return self.af.grounded.result if self.af else None
+
+    @property
+    def repair(self) -> RepairRound | None:
+        return self.af.repair if self.af else None
+
+    @property
+    def outcome(self) -> str | None:
+        return self.af.outcome if self.af else None
+
+    @property
+    def link_confidence(self) -> float:
+        return self.af.formalized.link_confidence if self.af else 1.0
+
+    @property
+    def sage(self) -> SageTrace | None:
+        return self.retrieved.sage
+
+    @property
+    def kar(self) -> KarTrace | None:
+        return self.retrieved.kar
 
     def to_dict(self) -> dict[str, Any]:
+        repair = self.repair
         return {
             "run_id": self.run_id,
             "question": self.question,
             "mode": self.mode,
+            "method": self.method,
             "status": self.status,
             "llm_failure": self.llm_failure,
             "outcome": self.outcome,
@@ -96,7 +157,7 @@ class AskResult:
             "cypher": self.cypher,
             "query_graph": self.query_graph,
             "fixes": [asdict(f) for f in self.fixes],
-            "repair": self.repair,
+            "repair": repair.to_dict() if repair is not None else None,
             "dropped": self.resolved.dropped if self.resolved else [],
             "notes": self.resolved.notes if self.resolved else [],
             "symbols": {
@@ -110,11 +171,14 @@ class AskResult:
                 "final_level": self.grounding.final_level,
                 "sql": self.grounding.sql,
             },
-            "answers": [a.__dict__ for a in self.answers],
-            **({"sage": self.sage} if self.sage is not None else {}),
-            "timings": self.timings,
-            "warnings": self.warnings,
+            "answers": [{**asdict(a), "provenance": dict(a.provenance)} for a in self.answers],
+            **({"sage": self.sage.to_dict()} if self.sage is not None else {}),
+            "timings": dict(self.timings),
+            "warnings": list(self.warnings),
+            "fallbacks": [asdict(f) for f in self.fallbacks],
             "llm_calls": self.llm_calls,
             "llm_tokens": self.llm_tokens,
-            **({"kar": self.kar} if self.kar is not None else {}),
+            "rerank_prompts": self.rerank_prompts,
+            "rerank_unusable": self.rerank_unusable,
+            **({"kar": self.kar.to_dict()} if self.kar is not None else {}),
         }

@@ -1,18 +1,89 @@
-"""Reading the run log back (``afr runs``): recent runs, and one run in full — its steps,
-symbol candidates and answers with provenance. ``afr.pipeline.runlog`` writes it."""
+"""The run log: every ask leaves rows you can query with plain SQL, and reads them back.
+
+``runs`` (question, settings, Cypher, timings, the outcome, the fixes and the repair
+round), ``run_symbols`` (each constant's ranked candidates and the level at which they
+enter), ``run_answers`` (the final list with strand, level, scores and the grounded
+assignment that led to each answer), and for KAR ``run_kar_*``. ``write_run`` writes
+one ask's rows in one transaction; ``list_runs``, ``find_run`` and ``run_details`` are
+``afr runs``.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from afr.errors import AfrError
+from afr.ground.schedule import level_of_candidate, scope_schedule
+from afr.methods.kar.log import write_kar
+from afr.settings import Settings, differences, stored_tree, to_dict
 from afr.store.base import Store
+
+if TYPE_CHECKING:
+    from afr.pipeline.result import AskResult
 
 _PREFIX = re.compile(r"^[0-9A-Za-z]+$")
 
+
+def write_run(store: Store, result: AskResult, *, eval_id: str | None = None,
+              question_id: str | None = None) -> None:
+    schedule = scope_schedule(result.settings.af.l_max)
+    sym_rows: dict[str, list] = {"symbols": [], "node_ids": [], "ranks": [], "levels": [],
+                                 "scores": []}
+    for var, cands in result.symbols.items():
+        for rank, (node_id, score) in enumerate(zip(cands.ids, cands.scores, strict=True), 1):
+            sym_rows["symbols"].append(var)
+            sym_rows["node_ids"].append(node_id)
+            sym_rows["ranks"].append(rank)
+            sym_rows["levels"].append(level_of_candidate(rank, schedule, cands.exact) or 0)
+            sym_rows["scores"].append(score)
+    answers = result.answers
+
+    def write() -> None:  # a fresh run_id: safe to repeat after a lost connection
+        store.run("runlog/insert_run.sql", {
+            "run_id": result.run_id,
+            "question": result.question,
+            "mode": result.mode,
+            "config": json.dumps(to_dict(result.settings)),
+            "target_type": result.target_type,
+            "cypher": result.cypher,
+            "query_graph": json.dumps(result.query_graph),
+            "timings": json.dumps(dict(result.timings)),
+            "llm_calls": result.llm_calls,
+            "llm_tokens": result.llm_tokens,
+            "status": result.status,
+            "warnings": json.dumps(list(result.warnings)),
+            "eval_id": eval_id,
+            "question_id": question_id,
+            "outcome": result.outcome,
+            "fixes": json.dumps([asdict(f) for f in result.fixes]),
+            "repair": json.dumps(result.repair.to_dict()) if result.repair is not None
+            else None,
+            "fallbacks": json.dumps([asdict(f) for f in result.fallbacks]),
+        })
+        if sym_rows["symbols"]:
+            store.run("runlog/insert_symbols.sql", {"run_id": result.run_id, **sym_rows})
+        if answers:
+            store.run("runlog/insert_answers.sql", {
+                "run_id": result.run_id,
+                "node_ids": [a.node_id for a in answers],
+                "sources": [a.source for a in answers],
+                "levels": [a.level for a in answers],
+                "scores": [a.vss_score for a in answers],
+                "positions": [a.rerank_position for a in answers],
+                "ranks": [a.rank for a in answers],
+                "provenance": [json.dumps(dict(a.provenance)) for a in answers],
+            })
+        if result.kar is not None:
+            write_kar(store, result.run_id, result.kar.to_dict())
+
+    store.run_in_transaction(write)
+
+
+# -- reading it back (afr runs) ---------------------------------------------------------
 
 @dataclass
 class RunSummary:
@@ -56,6 +127,15 @@ class RunDetails:
     question_id: str | None
     symbols: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     answers: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The settings tree the run asked with (``afr.settings.stored_tree``)."""
+        return stored_tree(self.config or {})
+
+    @property
+    def method(self) -> str:
+        return str((self.settings.get("ask") or {}).get("method") or "af")
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -135,3 +215,11 @@ def _number(value: Any) -> float | None:
         return None
     value = float(value)
     return None if value != value else value
+
+
+def settings_differences(run: RunDetails, other: RunDetails | None = None
+                         ) -> list[tuple[str, Any, Any]]:
+    """(setting, this run's value, the other's) where ``run`` asked differently from
+    ``other`` — or, without one, from afr's defaults."""
+    theirs = other.settings if other is not None else to_dict(Settings())
+    return differences(run.settings, theirs)

@@ -1,18 +1,19 @@
 """Stores: where an SKB lives. ``open_store`` picks DuckDB or PostgreSQL from the target.
 
 The rules for naming a store live here, once: ``is_postgres_url`` (which targets are
-URLs) and ``chosen_db`` / ``resolve_db`` (the given target, else ``$AFR_DB``, else
-``./afr.duckdb``). The commands' demo fallback is ``afr.demo.open_store_for``.
+URLs) and ``resolve_db`` (the given target, else ``./afr.duckdb``; the setting
+``store.db``, ``$AFR_DB``, is resolved where a command starts). The commands' demo
+fallback is ``afr.demo.open_store_for``.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from afr.errors import StoreError
+from afr.settings import StoreSettings
 from afr.store.base import Store
 from afr.store.duckdb_store import DuckDBStore
 from afr.store.summary import describe_store, size_text
@@ -20,8 +21,8 @@ from afr.store.summary import describe_store, size_text
 if TYPE_CHECKING:
     from afr.store.postgres_store import PostgresStore
 
-__all__ = ["DEFAULT_DB", "DuckDBStore", "PostgresStore", "Store", "chosen_db",
-           "describe_store", "size_text", "is_postgres_url", "open_store", "resolve_db", "store_ddl_for"]
+__all__ = ["DEFAULT_DB", "DuckDBStore", "PostgresStore", "Store", "describe_store",
+           "is_postgres_url", "open_store", "resolve_db", "size_text", "store_ddl_for"]
 
 DEFAULT_DB = "afr.duckdb"  # in the working directory
 
@@ -59,36 +60,29 @@ def is_postgres_url(target: str | Path) -> bool:
     return False
 
 
-def default_schema() -> str:
-    return os.environ.get("AFR_SCHEMA", "afr")
-
-
-def chosen_db(db: str | Path | None = None) -> str | None:
-    """The store somebody chose: the given ``db``, else ``$AFR_DB``; None when neither is
-    set. The only place that reads ``$AFR_DB``."""
-    if db:
-        return str(db)
-    return os.environ.get("AFR_DB") or None
-
-
 def resolve_db(db: str | Path | None = None) -> str:
-    """The store to use: the given ``db``, else ``$AFR_DB``, else ``./afr.duckdb``."""
-    return chosen_db(db) or DEFAULT_DB
+    """The store to use: the given ``db``, else ``./afr.duckdb``."""
+    return str(db) if db else DEFAULT_DB
 
 
 def open_store(db: str | Path | None = None, *, schema: str | None = None,
-               read_only: bool = False, create: bool = True) -> Store:
-    """Open a store: a PostgreSQL URL (``postgresql://…``) or a DuckDB file path.
+               read_only: bool = False, create: bool = True,
+               settings: StoreSettings | None = None) -> Store:
+    """Open a store: a PostgreSQL URL (``postgresql://…``) or a DuckDB file path (``db``,
+    else ``settings.db``, else ``./afr.duckdb``).
 
     ``create=False`` opens only a store that is there: no new DuckDB file, and on
-    PostgreSQL no ``CREATE SCHEMA`` or ``CREATE EXTENSION`` (a missing one is an error)."""
-    target = resolve_db(db)
+    PostgreSQL no ``CREATE SCHEMA`` or ``CREATE EXTENSION`` (a missing one is an error).
+    ``settings``: the [store] settings (schema, memory), defaults when not given."""
+    settings = settings or StoreSettings()
+    target = resolve_db(db or settings.db)
     if is_postgres_url(target):
         from afr.store.postgres_store import PostgresStore
 
-        return PostgresStore(target, schema=schema or default_schema(), read_only=read_only,
-                             create=create)
-    return DuckDBStore(Path(target).expanduser(), read_only=read_only, create=create)
+        return PostgresStore(target, schema=schema or settings.schema, read_only=read_only,
+                             create=create, index_memory_mb=settings.pg_index_memory_mb)
+    return DuckDBStore(Path(target).expanduser(), read_only=read_only, create=create,
+                       memory_mb=settings.duckdb_memory_mb)
 
 
 def store_ddl_for(db: str | Path | None = None, *, schema: str | None = None,
@@ -98,4 +92,4 @@ def store_ddl_for(db: str | Path | None = None, *, schema: str | None = None,
     from afr.store.dialect import DUCKDB, POSTGRES
 
     dialect = POSTGRES if is_postgres_url(resolve_db(db)) else DUCKDB
-    return store_ddl(dialect, schema=schema or default_schema(), dim=dim)
+    return store_ddl(dialect, schema=schema or StoreSettings().schema, dim=dim)

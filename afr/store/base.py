@@ -13,7 +13,6 @@ The dialect rule: a template named ``dir/name.sql`` runs as ``dir/name.<dialect>
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
 from abc import ABC, abstractmethod
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from afr.errors import StoreConnectionError, StoreError
 from afr.resources import schema_dir, sql_dir
 from afr.store.dialect import DUCKDB, Dialect, split_sql
+from afr.store.runtime import StoreRuntime
 from afr.store.skb import EdgeType, NodeType, SkbSchema
 
 if TYPE_CHECKING:  # numpy is imported where arrays are made: `afr sql` needs none
@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # numpy is imported where arrays are made: `afr sql` needs no
     import numpy as np
 
 T = TypeVar("T")
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 VECTOR_VARIANTS = ("doc", "doc_rel")
 # Tables that hold one SKB's data; --replace empties them.
 SKB_TABLES = ("nodes", "node_aliases", "edges", "node_types", "edge_types", "node_attributes",
@@ -175,10 +175,11 @@ class Store(ABC):
         #: database.
         self.statements = 0
         self.transactions = 0
-        # Facts read once per store object (schema, embedding models, type counts): kept
-        # until this store changes them (a load, new vectors, a recorded model) or a
-        # transaction rolls back. Another process changing the store is not seen.
-        self._facts: dict[Any, Any] = {}
+        # What this process keeps beside the connection: among it the facts read once
+        # per store object (schema, embedding models, type counts), kept until this store
+        # changes them (a load, new vectors, a recorded model) or a transaction rolls
+        # back. Another process changing the store is not seen.
+        self.runtime = StoreRuntime()
 
     # -- statements --------------------------------------------------------------------
 
@@ -282,7 +283,7 @@ class Store(ABC):
 
     def reader(self, *, wait: bool = True) -> Store | None:
         """A second connection to this store for reads that run beside this one's
-        (``afr.pipeline.parallel``), sharing its facts and closed with it; None when the
+        (``afr.retrieval.parallel``), sharing its facts and closed with it; None when the
         store has no use for one (an embedded database answers a thread at a time), or,
         with ``wait=False``, while it is still being opened."""
         return None
@@ -297,15 +298,15 @@ class Store(ABC):
     def fact(self, key: Any, read: Callable[[], T]) -> T:
         """``read()``, once per store object until a change of this store forgets it."""
         try:
-            return self._facts[key]
+            return self.runtime.facts[key]
         except KeyError:
             value = read()
-            self._facts[key] = value
+            self.runtime.facts[key] = value
             return value
 
     def forget_facts(self) -> None:
         """Read the schema, embedding models and type counts afresh on next use."""
-        self._facts.clear()
+        self.runtime.facts.clear()
 
     # -- bulk paths the loader and embedder use ------------------------------------------
 
@@ -451,7 +452,7 @@ class Store(ABC):
         """Set a meta value that no other cached fact depends on (a version key): unlike
         ``set_meta``, the schema and the other facts stay cached."""
         self.run("meta/set.sql", {"key": key, "value": value})
-        self._facts.pop("meta", None)
+        self.runtime.facts.pop("meta", None)
 
     def sidecar_dir(self) -> Path | None:
         """Where files derived from the store (memory-mapped vector matrices) live next to
@@ -467,8 +468,8 @@ class Store(ABC):
         self.run("meta/delete.sql", {"key": key})
 
     def skb_name(self) -> str | None:
-        if "schema" in self._facts:
-            return self._facts["schema"].name
+        if "schema" in self.runtime.facts:
+            return self.runtime.facts["schema"].name
         if self.schema_version() == 0:
             return None
         return self.get_meta("skb_name")
@@ -531,18 +532,6 @@ def migration_file(version: int) -> str:
     if not matches:
         raise StoreError(f"afr is missing its schema file for version {version}")
     return f"schema/{matches[0].name}"
-
-
-def env_megabytes(name: str, *, floor: int) -> int | None:
-    """A size in megabytes from environment variable ``name`` (at least ``floor``); None
-    when it is unset; a one-line error when it is not a whole number."""
-    env = os.environ.get(name)
-    if not env:
-        return None
-    try:
-        return max(floor, int(env))
-    except ValueError:
-        raise StoreError(f"{name} must be a number of megabytes, not {env!r}") from None
 
 
 def used_params(stmt: str, params: dict[str, Any] | None) -> dict[str, Any] | None:

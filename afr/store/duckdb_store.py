@@ -16,7 +16,6 @@ from afr.store.base import (
     Store,
     check_identifier,
     decode_json_columns,
-    env_megabytes,
 )
 from afr.store.dialect import DUCKDB
 
@@ -24,18 +23,18 @@ if TYPE_CHECKING:  # imported where arrays are made: `afr sql` needs none
     import numpy as np
 
 
-# DuckDB's buffer pool, as a share of the machine's memory (AFR_DUCKDB_MEMORY_MB sets it
-# in megabytes): DuckDB's own default is 80%; its guide suggests 50-60% where work outside
+# DuckDB's buffer pool, as a share of the machine's memory (the setting
+# store.duckdb_memory_mb, $AFR_DUCKDB_MEMORY_MB, sets it in megabytes): DuckDB's own default is 80%; its guide suggests 50-60% where work outside
 # the pool (afr's matrices, embedding batches) needs room too.
 DUCKDB_MEMORY_SHARE = 0.5
 _DUCKDB_MEMORY_MIN_MB = 256
 
 
-def duckdb_memory_mb() -> int:
-    """The memory limit a DuckDB store sets, in megabytes."""
-    given = env_megabytes("AFR_DUCKDB_MEMORY_MB", floor=_DUCKDB_MEMORY_MIN_MB)
+def duckdb_memory_mb(given: int | None = None) -> int:
+    """The memory limit a DuckDB store sets, in megabytes: ``given``, else half the
+    machine's memory."""
     if given is not None:
-        return given
+        return max(_DUCKDB_MEMORY_MIN_MB, given)
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):  # no sysconf (Windows): a fixed guess
@@ -47,7 +46,7 @@ class DuckDBStore(Store):
     dialect = DUCKDB
 
     def __init__(self, path: str | Path, *, read_only: bool = False,
-                 create: bool = True) -> None:
+                 create: bool = True, memory_mb: int | None = None) -> None:
         super().__init__()
         self.path = Path(path).expanduser()
         self.location = str(self.path)
@@ -63,7 +62,8 @@ class DuckDBStore(Store):
         try:
             # a connection setting, not a statement: no template to render on every open
             self.con = duckdb.connect(str(self.path), read_only=read_only,
-                                      config={"memory_limit": f"{duckdb_memory_mb()}MiB"})
+                                      config={"memory_limit":
+                                              f"{duckdb_memory_mb(memory_mb)}MiB"})
         except duckdb.IOException as exc:
             msg = str(exc)
             if "lock" in msg.lower():
@@ -151,6 +151,7 @@ class DuckDBStore(Store):
                 self._in_tx = False
 
     def close(self) -> None:
+        self.runtime.close()
         self.con.close()
 
     # -- bulk ------------------------------------------------------------------------------

@@ -17,12 +17,12 @@ import psycopg
 from psycopg import sql as pgsql
 
 from afr.errors import StoreConnectionError, StoreError
+from afr.settings import StoreSettings
 from afr.store.base import (
     SKB_TABLES,
     Store,
     check_identifier,
     duckdb_sql,
-    env_megabytes,
     redact_url,
 )
 from afr.store.dialect import POSTGRES
@@ -32,16 +32,16 @@ _COPY_CHUNK = 1 << 20
 TYPE_INDEX_MIN_NODES = 1000
 _RECONNECT_WAIT_S = 15.0
 # HNSW builds: parallel workers asked for, and the most memory one build may take
-# (AFR_PG_INDEX_MEMORY_MB overrides; the server's maintenance_work_mem default is 64 MB).
+# (the setting store.pg_index_memory_mb; the server's maintenance_work_mem default is 64 MB).
 HNSW_BUILD_WORKERS = 2
-HNSW_BUILD_MEMORY_MB = 1024
+HNSW_BUILD_MEMORY_MB = StoreSettings().pg_index_memory_mb
 
 
-def hnsw_build_memory_mb(rows: int, dim: int) -> int:
+def hnsw_build_memory_mb(rows: int, dim: int, cap: int = HNSW_BUILD_MEMORY_MB) -> int:
     """maintenance_work_mem for an HNSW build over ``rows`` vectors of ``dim``: about what
     pgvector's in-memory graph takes (the vector and ~2 x m neighbour links per element,
-    m = 16), at least the server default, at most AFR_PG_INDEX_MEMORY_MB."""
-    cap = env_megabytes("AFR_PG_INDEX_MEMORY_MB", floor=64) or HNSW_BUILD_MEMORY_MB
+    m = 16), at least the server default, at most ``cap`` (the setting
+    store.pg_index_memory_mb)."""
     need = rows * (dim * 4 + 512) * 5 // 4 >> 20
     return max(64, min(cap, need))
 
@@ -51,9 +51,11 @@ class PostgresStore(Store):
     builds_vector_indexes = True
 
     def __init__(self, url: str, *, schema: str = "afr", read_only: bool = False,
-                 create: bool = True, reads_only: bool = False) -> None:
+                 create: bool = True, reads_only: bool = False,
+                 index_memory_mb: int = HNSW_BUILD_MEMORY_MB) -> None:
         super().__init__()
         self.url = url
+        self.index_memory_mb = index_memory_mb
         self.schema = check_identifier(schema, "schema name")
         self.location = f"{redact_url(url)} (schema {schema})"
         self.read_only = read_only
@@ -228,6 +230,7 @@ class PostgresStore(Store):
             opening.join()  # a reader it opens now sees the store closed, and closes itself
         if reader is not None:
             reader.close()
+        self.runtime.close()
         self.con.close()
 
     def reader(self, *, wait: bool = True) -> PostgresStore | None:
@@ -254,7 +257,7 @@ class PostgresStore(Store):
                                    reads_only=True)
         except (StoreError, psycopg.Error):
             return
-        reader._facts = self._facts
+        reader.runtime.facts = self.runtime.facts
         reader._vector_indexes = self._vector_indexes
         reader._type_indexes = self._type_indexes
         with self._reader_lock:
@@ -354,7 +357,7 @@ class PostgresStore(Store):
         """One HNSW index, in a transaction of its own with memory for its graph. A parallel
         build keeps that memory in shared memory, which a container's small /dev/shm may
         refuse: the build is then repeated by this backend alone."""
-        memory = f"{hnsw_build_memory_mb(rows, dim)}MB"
+        memory = f"{hnsw_build_memory_mb(rows, dim, self.index_memory_mb)}MB"
         for workers in (HNSW_BUILD_WORKERS, 0):
             try:
                 with self.transaction():

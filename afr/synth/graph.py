@@ -89,14 +89,6 @@ class NodeBlock:
     def name(self, node: int) -> str:
         return self.names(node - self.lo)
 
-    def attr_value(self, attr: AttrSpec, local: int):
-        value = self.attrs[attr.name][local]
-        if attr.kind == "date":
-            return str(value)
-        if attr.kind == "choice":
-            return attr.choices[int(value)]
-        return value.item()
-
 
 @dataclass
 class EdgeBlock:

@@ -82,10 +82,6 @@ class Shape:
         return self.node(type_).noun or type_.replace("_", " ")
 
 
-def _t(*items: str) -> tuple[str, ...]:
-    return tuple(items)
-
-
 _NUMBERS = tuple(str(i) for i in range(1, 10000))
 _BIO_Q, _BIO_F = tuple(V.BIO_QUALITY), tuple(V.BIO_FEATURE)
 

@@ -17,8 +17,6 @@ GENE_PREFIX = [
     "RBM", "RHO", "RNF", "SCN", "SLC", "SMA", "SOX", "SRC", "STA", "SYN", "TBX", "TGF", "TLR",
     "TNF", "TOP", "TRP", "TUB", "UBE", "USP", "VEG", "WNT", "XPO", "ZFP", "ZNF",
 ]
-GENE_KIND = ["kinase", "receptor", "transporter", "channel", "ligase", "protease", "factor",
-             "binding protein", "phosphatase", "synthase", "isomerase", "regulator"]
 DRUG_HEAD = ["vexa", "tola", "mira", "celo", "dura", "fena", "gliva", "halo", "ibra", "jano",
              "keto", "lora", "meta", "nira", "olan", "pira", "quina", "rivo", "sela", "tiga",
              "ulva", "vora", "zola", "abi", "beno", "cara", "deno", "eli", "fosa", "gemi"]
@@ -108,11 +106,6 @@ LAST_NAMES = [
     "Zimmermann",
 ]
 INITIALS = [chr(c) for c in range(ord("A"), ord("Z") + 1)]
-PLACES = ["Aldmoor", "Brisk", "Calder", "Dunmere", "Eastvale", "Fernholt", "Glenrock",
-          "Harrowgate", "Ironbridge", "Juniper", "Kestrel", "Lindau", "Marlow", "Northam",
-          "Oakridge", "Pinecrest", "Queensford", "Ravensholm", "Stonebury", "Thornwick",
-          "Umber", "Valmont", "Westmarch", "Yarrow", "Zelton", "Ashford", "Bellhaven",
-          "Coldwater", "Driftwood", "Elmstead"]
 INSTITUTION_KIND = ["University of {}", "{} Institute of Technology", "{} Medical School",
                     "{} Research Centre", "{} State University", "{} College",
                     "{} Polytechnic", "{} Academy of Sciences"]

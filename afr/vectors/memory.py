@@ -35,10 +35,12 @@ from pathlib import Path
 import numpy as np
 
 from afr.errors import StoreError
+from afr.settings import VectorSettings
 from afr.store.base import Store, used_params
 from afr.vectors.exact import exact_search
 
-DEFAULT_BUDGET_MB = 2048  # per variant; above it the store is searched with SQL
+# per variant; above it the store is searched with SQL
+DEFAULT_BUDGET_MB = VectorSettings().memory_mb
 LOAD_SLICE_ROWS = 65_536  # vectors read per statement when a matrix is built
 _MAGIC = b"AFRVEC1\0"
 _ALIGN = 64
@@ -312,15 +314,13 @@ class SearchMatrices:
     change. ``build``: build a matrix from the store when no current file exists (else
     such a variant is searched with SQL)."""
 
-    def __init__(self, store: Store, budget_mb: float | None = None, *,
+    def __init__(self, store: Store, budget_mb: float = DEFAULT_BUDGET_MB, *,
                  build: bool = True) -> None:
-        # A weak reference: the registry's entry lives as long as the store, and a strong
-        # one would keep its connection (and DuckDB's file lock) open after it is dropped.
+        # A weak reference: the store's runtime holds this object, and a strong one back
+        # would keep its connection (and DuckDB's file lock) open after it is dropped.
         self.store = weakref.proxy(store)
         self.build = build
-        env = os.environ.get("AFR_MEMORY_VECTORS_MB")
-        self.budget_mb = budget_mb if budget_mb is not None else (
-            float(env) if env else DEFAULT_BUDGET_MB)
+        self.budget_mb = budget_mb
         self._matrices: dict[str, SearchMatrix | None] = {}
         self._lock = threading.Lock()
 
@@ -356,50 +356,43 @@ class SearchMatrices:
             self._matrices.clear()
 
 
-# store → its matrices, for the stores that use them (None: searched with SQL, by request)
-_REGISTRY: weakref.WeakKeyDictionary[Store, SearchMatrices | None] = \
-    weakref.WeakKeyDictionary()
-_REGISTRY_LOCK = threading.Lock()
-
-
-def use_memory_vectors(store: Store, budget_mb: float | None = None) -> None:
+def use_memory_vectors(store: Store, budget_mb: float = DEFAULT_BUDGET_MB) -> None:
     """Let ``store`` answer its vector searches from in-memory matrices, built from the
     store when no current matrix file exists (stores without approximate indexes, DuckDB,
-    and stores in exact mode: ``afr.vectors.exact``)."""
+    and stores in exact mode: ``afr.vectors.exact``); ``budget_mb``: the setting
+    ``vectors.memory_mb``."""
     if not exact_search(store):
         return
-    with _REGISTRY_LOCK:
-        current = _REGISTRY.get(store)
+    runtime = store.runtime
+    with runtime.lock:
+        current = runtime.matrices
         if current is None or not current.build:
-            _REGISTRY[store] = SearchMatrices(store, budget_mb)
-
-
-def stop_memory_vectors(store: Store) -> None:
-    """Search ``store`` with SQL (again), and free its matrices."""
-    _REGISTRY[store] = None
+            runtime.matrices, runtime.matrices_set = SearchMatrices(store, budget_mb), True
 
 
 def memory_vectors(store: Store) -> SearchMatrices | None:
     """The store's matrices, when it uses them."""
-    return _REGISTRY.get(store)
+    return store.runtime.matrices
 
 
 def search_matrix(store: Store, variant: str, dim: int) -> SearchMatrix | None:
     """The matrix that answers ``store``'s searches of ``variant``, if any: built or
     mapped for stores that asked for it (``use_memory_vectors``), else mapped from a
     current matrix file when the store has one."""
-    if store in _REGISTRY:
-        matrices = _REGISTRY[store]
-    elif store.builds_vector_indexes or store.sidecar_dir() is None:
-        return None
-    else:
-        with _REGISTRY_LOCK:
-            matrices = _REGISTRY.setdefault(store, SearchMatrices(store, build=False))
+    runtime = store.runtime
+    if not runtime.matrices_set:
+        if store.builds_vector_indexes or store.sidecar_dir() is None:
+            return None
+        with runtime.lock:
+            if not runtime.matrices_set:
+                runtime.matrices = SearchMatrices(store, build=False)
+                runtime.matrices_set = True
+    matrices = runtime.matrices
     return matrices.get(variant, dim) if matrices is not None else None
 
 
 def vectors_changed(store: Store) -> None:
     """The store's vectors were written or dropped: its matrices are stale."""
-    matrices = _REGISTRY.get(store)
+    matrices = store.runtime.matrices
     if matrices is not None:
         matrices.invalidate()

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import threading
-import weakref
 from collections.abc import Sequence
 
 import numpy as np
@@ -15,12 +13,10 @@ from afr.store.base import Store
 from afr.vectors.exact import exact_search
 from afr.vectors.memory import search_matrix
 
-# Query embeddings made but not yet written to the store's cache, per store: an ask writes
-# nothing before its answers are found, so they are saved afterwards, together.
-_PENDING: weakref.WeakKeyDictionary[Store, dict[tuple[str, str], tuple[str, np.ndarray]]] = \
-    weakref.WeakKeyDictionary()
-_PENDING_LOCK = threading.Lock()
-_PENDING_MAX = 10_000  # per store: a process that never saves does not grow without end
+# Query embeddings wait in the store's runtime until saved (an ask writes nothing before its
+# answers are found); at most this many per store: a process that never saves does not
+# grow without end.
+_PENDING_MAX = 10_000
 
 
 def query_vector(store: Store, embedder: Embedder, text: str, *, cache: bool = True) -> np.ndarray:
@@ -31,8 +27,9 @@ def query_vector(store: Store, embedder: Embedder, text: str, *, cache: bool = T
     text_hash = hashlib.sha256(text.encode("utf-8")).hexdigest()
     key = {"model_id": embedder.model_id, "text_hash": text_hash}
     if cache:
-        with _PENDING_LOCK:
-            pending = _PENDING.get(store, {}).get((embedder.model_id, text_hash))
+        runtime = store.runtime
+        with runtime.lock:
+            pending = runtime.pending_vectors.get((embedder.model_id, text_hash))
         if pending is not None:
             return pending[1]
         rows = store.run("vss/query_cache_get.sql", key)
@@ -40,8 +37,8 @@ def query_vector(store: Store, embedder: Embedder, text: str, *, cache: bool = T
             return np.asarray(rows[0].vec, dtype=np.float32)
     vec = embed_texts(embedder, [text])[0]
     if cache:
-        with _PENDING_LOCK:
-            waiting = _PENDING.setdefault(store, {})
+        with store.runtime.lock:
+            waiting = store.runtime.pending_vectors
             if len(waiting) < _PENDING_MAX:
                 waiting[(embedder.model_id, text_hash)] = (text, vec)
     return vec
@@ -50,8 +47,8 @@ def query_vector(store: Store, embedder: Embedder, text: str, *, cache: bool = T
 def save_query_vectors(store: Store) -> None:
     """Write the query embeddings made since the last save to the store's cache, in one
     transaction; a store that cannot take them (disk full, read-only) just keeps none."""
-    with _PENDING_LOCK:
-        waiting = _PENDING.pop(store, {})
+    with store.runtime.lock:
+        waiting, store.runtime.pending_vectors = store.runtime.pending_vectors, {}
     if not waiting:
         return
     try:

@@ -35,7 +35,6 @@ from afr.progress import bar
 from afr.store.base import Store
 from afr.vectors.memory import SearchMatrix, version_key
 
-SIGNALS = ("doc", "name")
 SUMMARY = "any"  # node_sim_meta's row for the whole graph (OR of the signals)
 VECTORS_META_KEY = "skb_similarity_vectors"  # the doc-vector version the graph was built on
 DEFAULT_CHUNK_MB = 64.0

@@ -1,0 +1,147 @@
+"""Steps 3–5 as one unit: a Cypher text → query graph → symbol candidates → grounded answers.
+
+``ground_cypher`` is what ``afr ask`` runs after steps 1–2 and what ``afr cypher --run``
+runs on its own (``afr.methods.af.cypher_report``), so both always make the same of the
+same Cypher: parse, the deterministic fixes (``afr.cypher.fix``, unless ``af.fix`` is
+off), resolve. ``grounding_query`` is the one conversion from the resolved query graph
+(``afr.cypher``) to the grounding problem (``afr.ground``); ``with_provenance`` explains
+each grounded answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from afr.cypher import QueryGraph, ResolvedQuery, parse_cypher, resolve
+from afr.cypher.fix import Fix, FixResult, fix_query_graph
+from afr.errors import AfrError
+from afr.ground import GroundingQuery, GroundingResult, GSymbol, GTriplet, ground
+from afr.ground.run import witnesses
+from afr.methods.af.symbols import SymbolCandidates, complete_symbols, retrieve_symbols
+from afr.methods.base import Session
+from afr.retrieval.candidate import Candidate
+from afr.retrieval.filters import AttributeCatalog
+from afr.retrieval.timing import Timer
+from afr.store.base import Store
+from afr.store.skb import SkbSchema
+
+
+@dataclass
+class GroundedCypher:
+    """Everything steps 3–5 made of one Cypher query."""
+
+    graph: QueryGraph  # as fixed (as parsed when fixes are off)
+    resolved: ResolvedQuery
+    fixes: list[Fix] = field(default_factory=list)
+    symbols: dict[str, SymbolCandidates] = field(default_factory=dict)
+    query: GroundingQuery | None = None  # None: nothing constrains the target
+    result: GroundingResult | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def grounding_query(resolved: ResolvedQuery, symbols: dict[str, SymbolCandidates]
+                    ) -> GroundingQuery | None:
+    """The grounding problem of a resolved query, or None when nothing constrains the
+    target (then the graph strand has nothing to add)."""
+    if resolved.target is None or resolved.target not in resolved.symbols:
+        return None
+    target = resolved.symbols[resolved.target]
+    if not resolved.triplets and not target.is_constant and not target.conditions:
+        return None
+    gsyms = {}
+    for var, sym in resolved.symbols.items():
+        cands = symbols[var]
+        gsyms[var] = GSymbol(
+            var, sym.node_type,
+            candidates=tuple(cands.ids) if sym.is_constant else None,
+            allowed=tuple(cands.allowed) if cands.allowed is not None else None,
+            lead=cands.exact if sym.is_constant else 0,
+        )
+    triplets = tuple(GTriplet(t.head, t.edge_type, t.tail, t.directed, t.min_hops, t.max_hops)
+                     for t in resolved.triplets)
+    return GroundingQuery(gsyms, triplets, resolved.target)
+
+
+def ground_cypher(session: Session, cypher: str, *, target_type: str | None = None,
+                  timer: Timer | None = None) -> GroundedCypher:
+    """Steps 3 (parse, resolve), 4 (symbol candidates) and 5 (grounding) of ``cypher``
+    with the session's store and settings."""
+    timer = timer or Timer({})
+    store, schema, embedder, catalog = (session.store, session.schema, session.embedder,
+                                        session.catalog)
+    settings = session.settings
+    af, k = settings.af, settings.ask.k
+    with timer.step("3_parse"):
+        fixed = fix_cypher(parse_cypher(cypher), schema, catalog, target_type=target_type,
+                           enabled=af.fix)
+        resolved = resolve(fixed.graph, schema, mode=af.mode,
+                           use_edge_types=af.use_edge_types, target_type=target_type)
+        # A condition the fixes dropped (no such attribute) stays a hint: step 4 folds
+        # what it cannot filter on into a constant's search string, as without fixes.
+        for var, conditions in fixed.dropped_conditions.items():
+            if var in resolved.symbols:
+                resolved.symbols[var].conditions += conditions
+    out = GroundedCypher(fixed.graph, resolved, fixed.fixes, timings=timer.timings)
+    with timer.step("4_symbols"):
+        # Fusing BM25 into a constant's ranking belongs to the hybrid extension; the
+        # paper's ranking keeps step 4 as published.
+        lexical = settings.bm25 if af.ranking == "hybrid" and settings.ranking.symbols_lexical \
+            else None
+        out.symbols = retrieve_symbols(store, embedder, resolved, catalog, l_max=af.l_max,
+                                       exact_names_first=af.exact_names_first,
+                                       lexical=lexical, defer=True)
+
+    def step5() -> None:  # run again when the deferred searches complete the candidates
+        with timer.step("5_grounding"):
+            out.query = grounding_query(resolved, out.symbols)
+            if out.query is not None:
+                out.result = ground(store, out.query, k=k, l_max=af.l_max)
+
+    step5()
+    deferred = [var for var, s in out.symbols.items() if s.deferred is not None]
+    if not deferred:
+        return out
+    if out.result is not None and len(out.result.answers) >= k:
+        # The exact names alone are every constant's level 1: k answers there are
+        # where the full grounding stops too, so the similarity searches cannot change
+        # the answers, and are never run.
+        for var in deferred:
+            out.symbols[var].deferred = None
+            out.symbols[var].notes.append(
+                f"similar names not searched: the exact names ground {k} or more "
+                "answers at level 1")
+        return out
+    with timer.step("4_symbols"):
+        complete_symbols(store, embedder, out.symbols, l_max=af.l_max)
+    step5()
+    return out
+
+
+def fix_cypher(graph: QueryGraph, schema: SkbSchema, catalog: AttributeCatalog, *,
+               target_type: str | None = None, enabled: bool = True) -> FixResult:
+    """Step 3a on a parsed query: the deterministic fixes, with the store's attribute
+    catalogue (the graph as it is when ``enabled`` is off)."""
+    if not enabled:
+        return FixResult(graph)
+    attributes = {t: catalog.entries.get(t, {}) for t in schema.node_types}
+    return fix_query_graph(graph, schema, attributes, target_type=target_type)
+
+
+def with_provenance(store: Store, query: GroundingQuery, graph: Sequence[Candidate], *,
+                    k: int, l_max: int) -> tuple[list[Candidate], list[str]]:
+    """``graph`` with its first ``k`` answers' provenance set: their level and the named
+    entities that link them (``afr.ground.run.witnesses``); and notes. Provenance is a
+    courtesy, never a reason to lose the answers: a failure is a note."""
+    first = list(graph[:k])
+    notes: list[str] = []
+    try:
+        links = witnesses(store, query, [(c.node_id, c.level or 0) for c in first],
+                          l_max=l_max)
+    except AfrError as exc:
+        notes.append(f"provenance not recorded ({exc})")
+        links = {}
+    explained = [replace(c, provenance={**c.provenance, "level": c.level,
+                                        "linked_by": links.get(c.node_id, {})})
+                 for c in first]
+    return explained + list(graph[k:]), notes

@@ -1,0 +1,213 @@
+"""Steps 6–7 with hybrid ranking (``af.ranking = "hybrid"``), an extension of the paper;
+``"paper"`` keeps the paper's steps 6–7 (``afr.methods.af.paper_ranking``).
+
+- Step 6 orders the grounded answers by a fusion (``afr.retrieval.fusion``) of question
+  similarity (``doc``), BM25 of the question, the scope level, and the Cypher's text
+  conditions on the target (``text CONTAINS …``) as BM25 signals — instead of strictly
+  level first.
+- A text condition on the target is a filter when it keeps at least one grounded answer,
+  otherwise a ranking signal; either way a note says which (never dropped silently).
+- Step 7's top-up list is a fusion of vector search (``doc_rel``) and BM25 over the target
+  type. The final list fuses the graph strand (weighted by how much the Cypher is trusted),
+  the vector list and the BM25 list: the graph adds evidence rather than imposing its
+  order. A weakly linked Cypher (the offline formalizer's guess) only re-ranks the
+  vector/BM25 candidates; it adds none of its own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from afr.cypher.model import TEXT_OPERATORS, Condition
+from afr.lexical import bm25, has_lexical_index
+from afr.methods.af.paper_ranking import graph_strand_all
+from afr.retrieval.candidate import Candidate, Strands
+from afr.retrieval.fusion import fuse
+from afr.retrieval.lists import POOL, vss_strand
+from afr.retrieval.parallel import run_reads
+from afr.retrieval.text_match import match_text
+from afr.settings import BM25Settings, RankingSettings
+from afr.store.base import Store
+
+TEXT_ATTRIBUTES = ("text", "description", "abstract", "content", "summary")
+WEAK_LINKING = 0.5  # below this confidence the graph strand only re-ranks
+BAND_MAX = 5  # the first level's answers lead the final list when at most this many
+
+
+def text_conditions(conditions: Sequence[tuple[Condition, str]]) -> list[Condition]:
+    """The target's unapplied conditions that are text matches on a text-like field."""
+    return [c for c, _ in conditions
+            if c.op in TEXT_OPERATORS and isinstance(c.value, str)
+            and c.attribute.split(".")[-1].lower() in TEXT_ATTRIBUTES]
+
+
+def _text_terms(cond: Condition) -> str:
+    # a regular expression's words are its evidence: (?i)foo.*bar → "foo bar"
+    return re.sub(r"\\[a-zA-Z]|[^\w]+", " ", str(cond.value))
+
+
+def apply_text_conditions(store: Store, grounded: list[tuple[int, int]],
+                          conditions: list[Condition]
+                          ) -> tuple[list[tuple[int, int]], list[str], list[str]]:
+    """(grounded answers kept, text used as ranking signal, notes)."""
+    notes: list[str] = []
+    signals: list[str] = []
+    for cond in conditions:
+        shown = f"{cond.attribute} {cond.op} {cond.value!r}"
+        if cond.op == "=~" or not grounded:
+            signals.append(_text_terms(cond))
+            notes.append(f"{shown}: used as a ranking signal")
+            continue
+        keep = set(match_text(store, [cond], field="text", ids=[n for n, _ in grounded],
+                              limit=len(grounded) + 1))
+        if keep:
+            notes.append(f"{shown}: applied as a filter (kept {len(keep)} of "
+                         f"{len(grounded)} grounded answers)")
+            grounded = [(n, lv) for n, lv in grounded if n in keep]
+        else:
+            signals.append(_text_terms(cond))
+            notes.append(f"{shown}: no grounded answer contains it; used as a ranking signal")
+    return grounded, signals, notes
+
+
+# the graph answers' provenance, on the connection that ranked them: (answers, notes)
+Explain = Callable[[Store, list[Candidate]], tuple[list[Candidate], list[str]]]
+
+
+@dataclass
+class _GraphSide:
+    graph: list[Candidate]  # fused order, the first level's answers first
+    paper_part: list[int]  # the paper's quota, in the paper's order
+    question_bm25: list[tuple[int, float]]
+    explained: list[str]
+
+
+def _rank_graph(conn: Store, qvec: np.ndarray, question: str,
+                grounded: Sequence[tuple[int, int]], types: Sequence[str] | None,
+                depth: int, weights: RankingSettings, params: BM25Settings, *,
+                lexical: bool, text_signals: Sequence[str], keep_graph: int,
+                explain: Explain | None) -> _GraphSide:
+    """Step 6 on one connection: the grounded answers by (level, similarity), BM25 of the
+    question in one statement (the type's best ``depth`` and every grounded answer wherever
+    it ranks), their fusion, and ``explain`` on the result."""
+    graph = graph_strand_all(conn, qvec, grounded)  # by (level, similarity)
+    by_id = {c.node_id: c for c in graph}
+    question_bm25 = bm25(conn, question, params=params, types=types, k=depth,
+                         also=list(by_id)) if lexical else []
+    paper_part = [c.node_id for c in graph[:max(keep_graph, 0)]]
+    if graph:
+        ids = list(by_id)
+        dense = sorted(((c.node_id, c.vss_score if c.vss_score is not None else -1.0)
+                        for c in graph), key=lambda x: (-x[1], x[0]))
+        level = [(c.node_id, -float(c.level or 0)) for c in graph]  # graph is level-first
+        signals = [(dense, weights.dense), (level, weights.level)]
+        if lexical:
+            signals.append(([(n, s) for n, s in question_bm25 if n in by_id],
+                            weights.lexical))
+            for t in text_signals:
+                signals.append((bm25(conn, t, params=params, types=types, ids=ids),
+                                weights.text))
+        fused_graph = [by_id[n] for n, _ in fuse(signals, method=weights.fusion,
+                                                 rrf_k=weights.rrf_k)]
+        # Level first only within the confident band: the answers of the first scope
+        # level lead (ordered by relevance), the rest follow by fused relevance.
+        first = min(c.level or 0 for c in graph)
+        graph = [c for c in fused_graph if (c.level or 0) == first] + \
+            [c for c in fused_graph if (c.level or 0) != first]
+    explained: list[str] = []
+    if explain is not None and graph:
+        graph, explained = explain(conn, graph)
+    return _GraphSide(graph, paper_part, question_bm25, explained)
+
+
+def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
+                   grounded: Sequence[tuple[int, int]], types: Sequence[str] | None, k: int,
+                   *, weights: RankingSettings, params: BM25Settings = BM25Settings(),
+                   confidence: float = 1.0, text: Sequence[Condition] = (),
+                   keep_graph: int = 0, explain: Explain | None = None) -> Strands:
+    """Steps 6–7 fused. ``keep_graph``: how many of the graph strand's first answers (in
+    the paper's order: level, then similarity) stay in the list whatever the fusion says —
+    the paper's quota, so the graph only adds to what the paper's ranking finds.
+    ``explain``: called with the ranked graph strand on the connection that ranked it (the
+    answers' provenance), beside the vector search; its notes follow the ranking's."""
+    lexical_ok = has_lexical_index(store)
+    grounded, text_signals, notes = apply_text_conditions(store, list(grounded), list(text)) \
+        if lexical_ok else (list(grounded), [], [])
+    if not lexical_ok:
+        notes.append("no lexical index (run 'afr index'): hybrid ranking without BM25")
+    depth = max(POOL, k)
+
+    def rank_graph(conn: Store) -> _GraphSide:
+        return _rank_graph(conn, qvec, question, grounded, types, depth, weights, params,
+                           lexical=lexical_ok, text_signals=text_signals,
+                           keep_graph=keep_graph, explain=explain)
+
+    # Two independent reads, run at once where the store can: the plain vector list of
+    # step 7, and the graph strand's ranking (then its provenance) on the other connection.
+    vss, side = run_reads(store, [lambda conn: vss_strand(conn, qvec, types, depth),
+                                  rank_graph])
+    graph, paper_part, question_bm25 = side.graph, side.paper_part, side.question_bm25
+    by_id = {c.node_id: c for c in graph}
+    lexical = question_bm25[:depth]
+    trust = weights.graph * max(0.0, min(confidence, 1.0))
+    pool = None
+    if confidence < WEAK_LINKING:
+        pool = {n for n, _ in vss} | {n for n, _ in lexical}
+        notes.append(f"weakly linked Cypher (confidence {confidence:.2f}): the graph only "
+                     "re-ranks the vector and BM25 candidates")
+    graph_list = [(c.node_id, 0.0) for c in graph[:depth]]
+    fused = fuse([(graph_list, trust), (vss, weights.dense), (lexical, weights.lexical)],
+                 method=weights.fusion, rrf_k=weights.rrf_k, only=pool)
+    if graph and confidence >= WEAK_LINKING:
+        # the confident band (first-level answers, a handful) leads the final list
+        band = [c.node_id for c in graph if c.level == graph[0].level]
+        if len(band) <= BAND_MAX:
+            top = {n: s for n, s in fused}
+            fused = [(n, top.get(n, 0.0)) for n in band] + \
+                [(n, s) for n, s in fused if n not in set(band)]
+    fused = fused[:k]
+    must = paper_part if confidence >= WEAK_LINKING else []
+    listed = set(must)
+    must = must + [n for n, _ in vss[:max(weights.keep_vss, 0)] if n not in listed]
+    if must:
+        fused = _keep(fused, must, k)
+    dense_score = dict(vss)
+    lex_score = dict(lexical)
+    vss_top = {n for n, _ in vss[:k]}
+    final: list[Candidate] = []
+    for node, score in fused:
+        c = by_id.get(node)
+        if c is None:
+            source = "vss" if node in dense_score and (node not in lex_score or
+                                                      node in vss_top) else "bm25"
+            c = Candidate(node, source, None, dense_score.get(node))
+        elif node in vss_top:
+            c = replace(c, source="both")
+        final.append(replace(c, provenance={**c.provenance, "scores": {
+            "fused": score, "dense": dense_score.get(node, c.vss_score),
+            "bm25": lex_score.get(node)}}))
+    return Strands(tuple(graph), tuple(vss), tuple(lexical), tuple(final),
+                   tuple(notes + side.explained))
+
+
+def _keep(ranked: list[tuple[int, float]], must: list[int], k: int
+          ) -> list[tuple[int, float]]:
+    """``ranked`` (at most ``k`` long) with every node of ``must`` in it: a missing one
+    goes to the end, in the place of the lowest-ranked entry not in ``must`` when the list
+    is full."""
+    inside = {n for n, _ in ranked}
+    missing = [n for n in must if n not in inside]
+    if not missing:
+        return ranked
+    wanted = set(must)
+    out = list(ranked)
+    for _ in range(max(0, len(out) + len(missing) - k)):
+        drop = next((i for i in range(len(out) - 1, -1, -1) if out[i][0] not in wanted), None)
+        if drop is None:
+            break
+        del out[drop]
+    return (out + [(n, 0.0) for n in missing])[:k]

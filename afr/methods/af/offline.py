@@ -1,0 +1,188 @@
+"""The offline formalizer: target type and Cypher without an LLM (AF's steps 1–2).
+
+Used when no LLM is configured (and clearly labelled so), and when the LLM fails. It links
+node names and aliases that appear literally in the question (``afr.retrieval.linking``),
+reads the answer type from the type names the question mentions, joins each linked entity
+to the target through the schema's edge types (one hop, else two), and turns phrases such
+as "more than 5 parameters" or "after 2015" into attribute conditions. The result is
+ordinary Cypher, so the rest of the method runs unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from afr.retrieval.filters import AttributeCatalog
+from afr.retrieval.linking import (
+    STOPWORDS,
+    LinkedEntity,
+    guess_target_type,
+    link_entities,
+    tokens,
+    type_words,
+)
+from afr.store.base import Store
+from afr.store.skb import SkbSchema
+
+_COMPARE = re.compile(
+    r"\b(more than|greater than|over|above|at least|fewer than|less than|under|below|"
+    r"at most|exactly|after|since|before|until|in)\s+(-?\d+(?:\.\d+)?)(?:\s+([a-z][\w\-]*))?",
+    re.IGNORECASE,
+)
+_OPS = {"more than": ">", "greater than": ">", "over": ">", "above": ">", "at least": ">=",
+        "fewer than": "<", "less than": "<", "under": "<", "below": "<", "at most": "<=",
+        "exactly": "=", "after": ">", "since": ">=", "before": "<", "until": "<=", "in": "="}
+
+
+@dataclass
+class OfflineFormalization:
+    target_type: str | None
+    cypher: str
+    entities: list[LinkedEntity] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    # Linking confidence in [0, 1]: the mean of the linked entities' (0 without any). The
+    # hybrid ranking trusts the Cypher this much (afr.methods.af.hybrid_ranking).
+    confidence: float = 0.0
+
+
+def _label_overlap(label: str, question_words: set[str]) -> int:
+    parts = {p for p in re.split(r"[_\s/\-]+", label.lower()) if p and p not in STOPWORDS}
+    stems = {p[:5] for p in parts}
+    return sum(1 for w in question_words if w[:5] in stems)
+
+
+def _edge_choices(schema: SkbSchema, a: str, b: str) -> list[tuple[str, bool]]:
+    """Edge types joining node types a and b: (edge type, stored as a→b)."""
+    out = []
+    for e in schema.edge_types.values():
+        if e.source_type == a and e.target_type == b:
+            out.append((e.type, True))
+        elif e.source_type == b and e.target_type == a:
+            out.append((e.type, False))
+    return out
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _label(name: str) -> str:
+    return "`" + name.replace("`", "") + "`"
+
+
+def _pattern(schema: SkbSchema, edge_type: str, forward: bool, left: str, right: str) -> str:
+    """(left)-[:e]-(right) in the direction the edge is stored, if the edge type is directed.
+
+    A relation between nodes of one type (inherits from, imports) has no arrow: the types
+    cannot tell which end the question asks for ("the base class of X" vs "subclasses
+    of X"), and a wrong arrow would find nothing."""
+    e = schema.edge_types[edge_type]
+    label = _label(e.label)
+    if not schema.edge_directed(edge_type) or e.source_type == e.target_type:
+        return f"{left}-[:{label}]-{right}"
+    return f"{left}-[:{label}]->{right}" if forward else f"{left}<-[:{label}]-{right}"
+
+
+def _conditions(question: str, target_type: str | None, catalog: AttributeCatalog) -> list[str]:
+    if target_type is None:
+        return []
+    out = []
+    for m in _COMPARE.finditer(question):
+        phrase, number, hint = m.group(1).lower(), m.group(2), (m.group(3) or "").lower()
+        found = None
+        if hint:
+            for cand in (hint, hint.rstrip("s"), f"num_{hint}", f"number_of_{hint}"):
+                hit = catalog.lookup(target_type, cand)
+                if hit and hit[1] in ("number", "date"):
+                    found = hit
+                    break
+        if found is None and len(number) == 4 and phrase in ("after", "since", "before",
+                                                             "until", "in"):
+            for cand in ("year", "date", "published", "release_date", "added_in_release_date"):
+                hit = catalog.lookup(target_type, cand)
+                if hit and hit[1] in ("number", "date"):
+                    found = hit
+                    break
+        if found is None:
+            continue
+        path, value_type = found
+        op = _OPS[phrase]
+        if value_type == "date" and len(number) == 4:
+            # A year against a date attribute: compare with the year's first/last day.
+            value = f"'{number}-01-01'" if op in (">=", "<", "=") else f"'{number}-12-31'"
+            if op == "=":
+                out.append(f"y.{path} >= '{number}-01-01' AND y.{path} <= '{number}-12-31'")
+                continue
+        else:
+            value = number
+        out.append(f"y.{path} {op} {value}")
+    return out
+
+
+def formalize(store: Store, question: str, schema: SkbSchema,
+              catalog: AttributeCatalog) -> OfflineFormalization:
+    target_type = guess_target_type(question, schema)
+    exclude = set(type_words(schema))
+    entities = link_entities(store, question, exclude, type_words(schema))
+    notes: list[str] = []
+    qwords = {w.lower() for w, _, _ in tokens(question) if w.lower() not in STOPWORDS}
+    target = f"(y:{_label(schema.node_types[target_type].label)})" if target_type else "(y)"
+    patterns: list[str] = []
+    # An entity adjacent to another linked entity qualifies that entity, not the answer.
+    qualifies: dict[int, tuple[int, str, bool]] = {}
+    if len(entities) > 1:
+        index = {e.node_id: i for i, e in enumerate(entities, 1)}
+        for src, etype, dst in store.run("offline/entity_edges.sql",
+                                         {"ids": list(index)}):
+            a, b = index[int(src)], index[int(dst)]
+            if a == b:
+                continue
+            # The later mention qualifies the earlier one ("X in the Y module").
+            first, second = min(a, b), max(a, b)
+            if second not in qualifies:
+                qualifies[second] = (first, etype, a == first)
+    for i, ent in enumerate(entities, 1):
+        const = f"(c{i}:{_label(schema.node_types[ent.node_type].label)} {{name: {_quote(ent.name)}}})"
+        if i in qualifies:
+            other, etype, forward = qualifies[i]
+            other_ent = entities[other - 1]
+            anchor = f"(c{other}:{_label(schema.node_types[other_ent.node_type].label)})"
+            patterns.append(_pattern(schema, etype, forward, anchor, const))
+            notes.append(f"{ent.name!r} qualifies {other_ent.name!r} (they are adjacent)")
+            continue
+        if target_type is None:
+            patterns.append(f"{target}--{const}")
+            continue
+        direct = _edge_choices(schema, target_type, ent.node_type)
+        if direct:
+            edge, forward = max(direct, key=lambda c: _label_overlap(
+                schema.edge_types[c[0]].label, qwords))
+            patterns.append(_pattern(schema, edge, forward, target, const))
+            continue
+        two_hop = [
+            (mid, e1, f1, e2, f2)
+            for mid in schema.node_types
+            for e1, f1 in _edge_choices(schema, target_type, mid)
+            for e2, f2 in _edge_choices(schema, mid, ent.node_type)
+        ]
+        if two_hop:
+            mid, e1, f1, e2, f2 = max(two_hop, key=lambda c: _label_overlap(
+                schema.edge_types[c[1]].label + " " + schema.edge_types[c[3]].label, qwords))
+            m = f"(m{i}:{_label(schema.node_types[mid].label)})"
+            patterns.append(_pattern(schema, e1, f1, target, m))
+            patterns.append(_pattern(schema, e2, f2, m, const))
+        else:
+            notes.append(f"no schema path between {target_type} and {ent.node_type} "
+                         f"({ent.name}): linked as any relation")
+            patterns.append(f"{target}--{const}")
+    conditions = _conditions(question, target_type, catalog)
+    if not patterns:
+        patterns = [target]
+        notes.append("no node name of the SKB appears in the question: vector search only")
+    cypher = "MATCH " + ",\n      ".join(patterns)
+    if conditions:
+        cypher += "\nWHERE " + " AND ".join(conditions)
+    cypher += "\nRETURN y"
+    confidence = sum(e.confidence for e in entities) / len(entities) if entities else 0.0
+    return OfflineFormalization(target_type, cypher, entities, notes, confidence)

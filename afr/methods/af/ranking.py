@@ -1,0 +1,120 @@
+"""Steps 6–7, written once: the two rankings of the grounded answers behind one protocol.
+
+``paper``: graph answers first by (level, similarity), topped up by vector search
+(``afr.methods.af.paper_ranking``); ``hybrid``: the graph strand fused with similarity and
+BM25 (``afr.methods.af.hybrid_ranking``). ``afr ask`` runs the configured one; ``afr
+eval`` computes its variants (the other ranking, the whole step 6 list, the alpha sweep)
+with the same functions, from the ``RankInput`` the ask kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Protocol
+
+import numpy as np
+
+from afr.cypher.model import Condition
+from afr.ground import GroundingQuery
+from afr.methods.af.grounding import with_provenance
+from afr.methods.af.hybrid_ranking import hybrid_strands
+from afr.methods.af.paper_ranking import combine, graph_strand, graph_strand_all
+from afr.retrieval.candidate import Candidate, Strands
+from afr.retrieval.lists import vss_strand
+from afr.retrieval.timing import Timer
+from afr.settings import BM25Settings, RankingSettings
+from afr.store.base import Store
+
+
+@dataclass(frozen=True)
+class RankInput:
+    """What steps 6–7 rank: the grounded answers of one question, and its settings."""
+
+    question: str
+    qvec: np.ndarray
+    grounded: tuple[tuple[int, int], ...]  # (node id, level)
+    types: tuple[str, ...]  # the answer types searched
+    k: int
+    quota: int  # round(alpha · k): answers the graph strand keeps
+    confidence: float  # how far the Cypher is trusted (the offline formalizer's: less)
+    text: tuple[Condition, ...]  # the target's text conditions no filter applied
+    query: GroundingQuery | None  # for provenance (None: nothing was grounded)
+    l_max: int
+    ranking: RankingSettings
+    bm25: BM25Settings
+
+
+class Ranking(Protocol):
+    def rank(self, store: Store, inp: RankInput, *, explain: bool = True,
+             timer: Timer | None = None) -> Strands:
+        """Steps 6–7; ``explain``: set the graph answers' provenance."""
+
+    def graph_list(self, store: Store, inp: RankInput, strands: Strands) -> list[Candidate]:
+        """Every grounded answer in step 6's order (the evaluation's "1-6")."""
+
+
+class PaperRanking:
+    def rank(self, store: Store, inp: RankInput, *, explain: bool = True,
+             timer: Timer | None = None) -> Strands:
+        timer = timer or Timer({})
+        quota = max(inp.quota, 0)
+        with timer.step("6_vss_grounded"):
+            # sized to what the list uses: the quota, and the top k for provenance
+            graph = graph_strand(store, inp.qvec, inp.grounded, max(quota, inp.k if explain
+                                                                     else 0))
+        notes: list[str] = []
+        if explain and inp.query is not None and graph:
+            with timer.step("provenance"):
+                graph, notes = with_provenance(store, inp.query, graph, k=inp.k,
+                                               l_max=inp.l_max)
+        part = graph[:quota]
+        with timer.step("7_vss_topup"):
+            vss = vss_strand(store, inp.qvec, inp.types, inp.k + len(part))
+            final = combine(part, vss, inp.k)
+        return Strands(tuple(graph), tuple(vss), (), tuple(final), tuple(notes))
+
+    def graph_list(self, store: Store, inp: RankInput, strands: Strands) -> list[Candidate]:
+        return graph_strand_all(store, inp.qvec, inp.grounded)
+
+
+class HybridRanking:
+    def rank(self, store: Store, inp: RankInput, *, explain: bool = True,
+             timer: Timer | None = None) -> Strands:
+        timer = timer or Timer({})
+        explainer: Callable | None = None
+        if explain and inp.query is not None:
+            # the graph answers' provenance, on the connection that ranked them, while
+            # the other one runs the question's vector search
+            explainer = partial(_provenance_on, query=inp.query, k=inp.k, l_max=inp.l_max)
+        with timer.step("6_7_hybrid"):
+            return hybrid_strands(store, inp.qvec, inp.question, inp.grounded, inp.types,
+                                  inp.k, weights=inp.ranking, params=inp.bm25,
+                                  confidence=inp.confidence, text=inp.text,
+                                  keep_graph=inp.quota, explain=explainer)
+
+    def graph_list(self, store: Store, inp: RankInput, strands: Strands) -> list[Candidate]:
+        return list(strands.graph)  # the hybrid ranking orders every grounded answer
+
+
+def _provenance_on(conn: Store, graph: list[Candidate], *, query: GroundingQuery, k: int,
+             l_max: int) -> tuple[list[Candidate], list[str]]:
+    return with_provenance(conn, query, graph, k=k, l_max=l_max)
+
+
+# steps 6–7 by the name of their ranking (af.ranking)
+RANKING_STEPS: dict[str, Ranking] = {"paper": PaperRanking(), "hybrid": HybridRanking()}
+
+
+def recombine(store: Store, strands: Strands, qvec: np.ndarray, types: Sequence[str], k: int,
+              alpha: float) -> list[Candidate]:
+    """Step 7 with another share of graph answers (the evaluation's alpha sweep): the
+    ranked graph strand's first round(alpha · k), topped up by vector search."""
+    quota = round(alpha * k)
+    graph = list(strands.graph[:quota])
+    vss = list(strands.vss)
+    if len(vss) < k + len(graph):
+        # the ask fetched only as much plain search as its own alpha needed
+        vss = vss_strand(store, qvec, types, k + len(graph))
+    return combine(graph, vss, k)

@@ -1,0 +1,109 @@
+"""The Autofocus-Retriever as a method: steps 1–7, each a function with a typed output.
+
+question → ``formalize`` (steps 1–2: ``Formalized``) → ``ground`` (steps 3–5, and the
+repair round: ``GroundedCypher``) → ``rank`` (steps 6–7: ``Strands``) → ``Retrieved``.
+Step 8 and the run log are the shared finish (``afr.pipeline``).
+"""
+
+from __future__ import annotations
+
+from afr.cypher.resolve import ResolvedQuery
+from afr.methods.af.formalize import Formalized, formalize
+from afr.methods.af.grounding import GroundedCypher, ground_cypher
+from afr.methods.af.hybrid_ranking import text_conditions
+from afr.methods.af.ranking import RANKING_STEPS, RankInput
+from afr.methods.af.repair import RepairRound, repair_round, run_outcome
+from afr.methods.af.trace import AfTrace
+from afr.methods.af.write_cypher import name_examples
+from afr.methods.base import Question, Retrieved, Session, Turn
+from afr.retrieval.lists import answer_types
+from afr.retrieval.timing import Timer
+from afr.vectors.search import query_vector
+
+
+class AfRetriever:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def retrieve(self, question: Question, turn: Turn) -> Retrieved:
+        formalized = formalize(self.session, question, turn)
+        grounded, repair, cypher = self.ground_and_repair(question, formalized, turn)
+        target_type = formalized.target_type or grounded.resolved.target_type
+        inp = self.rank_input(question.text, grounded, target_type, formalized)
+        ranking = self.session.settings.af.ranking
+        strands = RANKING_STEPS[ranking].rank(self.session.store, inp, timer=turn.timer)
+        outcome = run_outcome(
+            fixes=len(grounded.fixes), repaired=bool(repair and repair.used),
+            grounded=len(inp.grounded), top_vss=strands.vss[0][1] if strands.vss else None,
+            weak_vss=self.session.settings.af.weak_vss)
+        trace = AfTrace(formalized, grounded, repair, cypher, ranking, inp, outcome)
+        failures = formalized.fallbacks + ((repair.failure,) if repair and repair.failure
+                                           else ())
+        notes = [f.note for f in formalized.fallbacks] + list(formalized.notes)
+        if repair is not None and repair.failure is not None:
+            notes.append(repair.note)
+        return Retrieved(strands.final, target_type, strands,
+                         tuple(notes) + strands.notes, failures,
+                         keep_names=_names(grounded.resolved), af=trace)
+
+    def ground_and_repair(self, question: Question, formalized: Formalized, turn: Turn
+               ) -> tuple[GroundedCypher, RepairRound | None, str]:
+        """Steps 3–5 of the formalized Cypher, and the repair round when it needs one:
+        (what grounded, the round, the Cypher used)."""
+        grounded = ground_cypher(self.session, formalized.cypher,
+                                 target_type=formalized.target_type, timer=turn.timer)
+        # The repair round rewrites the LLM's own Cypher; a given (replayed, hand-written)
+        # query only when asked for explicitly (--repair).
+        repair_setting = self.session.settings.af.repair
+        wanted = repair_setting is True or (repair_setting is None and formalized.by != "given")
+        if turn.llm is None or formalized.fallbacks or not wanted:
+            return grounded, None, formalized.cypher
+        return self._repair(question.text, formalized, grounded, turn)
+
+    def _repair(self, question: str, formalized: Formalized, grounded: GroundedCypher,
+                turn: Turn) -> tuple[GroundedCypher, RepairRound | None, str]:
+        """Step 3c: at most one repair call (``afr.methods.af.repair``)."""
+        s = self.session
+        examples = s.once("name_examples", lambda: name_examples(s.store))
+        scratch = Timer({})  # the reply's steps 3–5 count in 3_repair, not twice
+        with turn.timer.step("3_repair"):
+            done, used = repair_round(
+                turn.llm, question, formalized.cypher, grounded, s.schema,
+                ground=lambda text: ground_cypher(s, text, target_type=formalized.target_type,
+                                                  timer=scratch),
+                target_type=formalized.target_type, examples=examples,
+                l_max=s.settings.af.l_max, model=s.settings.llm.steps.cypher.model,
+                effort=s.settings.llm.steps.cypher.effort,
+                prompts_dir=s.settings.prompts.dir)
+        if done is None:
+            del turn.timer.timings["3_repair"]
+            return grounded, None, formalized.cypher
+        return used, done, (done.cypher or formalized.cypher) if done.used \
+            else formalized.cypher
+
+    def rank_input(self, question: str, grounded: GroundedCypher, target_type: str | None,
+                   formalized: Formalized) -> RankInput:
+        s = self.session
+        answers = grounded.result.answers if grounded.result else []
+        return RankInput(
+            question, query_vector(s.store, s.embedder, question), tuple(answers),
+            tuple(answer_types(target_type, s.schema)), s.settings.ask.k,
+            s.settings.graph_quota, formalized.link_confidence,
+            tuple(_target_text_conditions(grounded)), grounded.query, s.settings.af.l_max,
+            s.settings.ranking, s.settings.bm25)
+
+
+def _target_text_conditions(grounded: GroundedCypher) -> list:
+    """The target's text conditions the attribute filters could not apply."""
+    target = grounded.resolved.target
+    cands = grounded.symbols.get(target) if target else None
+    if cands is None or cands.filters is None:
+        return []
+    return text_conditions(cands.filters.unapplied)
+
+
+def _names(resolved: ResolvedQuery | None) -> frozenset[str]:
+    """The names the query searches: the reranker's shrunk descriptions keep them."""
+    if resolved is None:
+        return frozenset()
+    return frozenset(s for sym in resolved.symbols.values() for s in sym.search_strings)

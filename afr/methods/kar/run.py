@@ -1,0 +1,203 @@
+"""KAR, Knowledge-Aware Retrieval (Xia et al.): LLM query expansion grounded in the
+knowledge-graph neighbourhoods of the entities a question names (``--method kar``).
+
+K1 parse the question's entities (LLM, ``afr.methods.kar.parse``) · K2 link each to a
+node, and the question itself as a pseudo-entity · K3 walk 2 hops around each node · K4
+keep the k neighbours whose documents are closest to the question · K5 render the kept
+paths as triples (``afr.methods.kar.graph``) · K6 let the LLM write n documents that
+answer the question from them (``afr.methods.kar.expand``) · K7 dense retrieval of
+q′ = q + expansions over the answer type(s) with ``doc_rel``. Step 8 (the reranker) may
+follow, as for every method.
+
+Offline (no LLM): K1 is the offline formalizer's entity linking and K6 a deterministic
+graph-PRF expansion; the run says so. A failing LLM degrades the same way, with a
+warning, and never loses the question. Settings: the ``[kar]`` section (``afr.settings``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from afr.embed import Embedder
+from afr.errors import LLMError
+from afr.llm import LLMUnavailableError
+from afr.llm.fallback import Fallback
+from afr.methods.kar.expand import (
+    expand_with_llm,
+    expanded_query,
+    fit_context,
+    graph_prf,
+)
+from afr.methods.kar.graph import (
+    LinkedEntity,
+    Triple,
+    connect,
+    keep_closest,
+    link_entity,
+    link_question,
+    neighbourhoods,
+    plain_relation,
+    render_triple,
+)
+from afr.methods.kar.parse import DocumentStructure, ParsedEntity, ask_entities
+from afr.retrieval.candidate import Candidate
+from afr.retrieval.linking import named_entities
+from afr.retrieval.timing import Timer
+from afr.settings import KarSettings
+from afr.store.base import Store
+from afr.store.skb import SkbSchema
+from afr.vectors.documents import build_documents
+from afr.vectors.search import query_vector, search
+
+
+@dataclass
+class KarTrace:
+    """KAR's steps for one question: the run log (``run_kar_*``) and --explain read it."""
+
+    candidates: list[Candidate]
+    mode: str  # llm | offline
+    entities: list[LinkedEntity] = field(default_factory=list)
+    triples: list[Triple] = field(default_factory=list)
+    expansions: list[str] = field(default_factory=list)
+    expansion_source: str = "none"  # llm | graph_prf | none
+    expanded_query: str = ""
+    neighbours: int = 0  # nodes reached in K3, over all entities
+    # plain vector search of q itself over the answer types (the paper's "Base"): K2's
+    # link of the question is its top m_q, and the evaluation's "1+7" variant is it
+    base: list[tuple[int, float]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    fallbacks: list[Fallback] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """What the run log and ``--json`` keep of it."""
+        return {
+            "mode": self.mode,
+            "entities": [e.__dict__ for e in self.entities],
+            "neighbours": self.neighbours,
+            "triples": [t.to_dict() for t in self.triples],
+            "expansion_source": self.expansion_source,
+            "expansions": self.expansions,
+            "expanded_query": self.expanded_query,
+        }
+
+
+def run_kar(store: Store, schema: SkbSchema, embedder: Embedder, question: str,
+            types: Sequence[str], k: int, *, llm: Any,
+            structures: list[DocumentStructure] | None, settings: KarSettings,
+            timer: Timer, prompts_dir: str | None = None) -> KarTrace:
+    """K1–K7 for one question; ``llm`` None runs offline. ``types``: the answer types
+    searched by the question's own link (K2) and the final retrieval (K7)."""
+    run = KarTrace([], "offline" if llm is None else "llm")
+    parsed: list[ParsedEntity] | None = None
+    llm_down = False
+    if llm is not None:
+        try:
+            with timer.step("kar_1_parse"):
+                parsed, _ = ask_entities(llm, question, structures or [], schema,
+                                         prompts_dir=prompts_dir)
+        except LLMError as exc:
+            timer.timings["kar_1_llm_failed"] = timer.timings.pop("kar_1_parse", 0.0)
+            llm_down = isinstance(exc, LLMUnavailableError)
+            run.fallbacks.append(Fallback.of(
+                exc, "KAR entity parsing",
+                "using offline entity linking" + (" and the graph-PRF expansion"
+                                                  if llm_down else "")))
+
+    qvec = query_vector(store, embedder, question)
+    with timer.step("kar_2_link"):
+        run.base = link_question(store, qvec, types, max(k, settings.m_q))
+        run.entities = _link(store, schema, embedder, question, run.base[:settings.m_q],
+                             parsed)
+    starts = [e.node_id for e in run.entities if e.node_id is not None]
+    with timer.step("kar_3_4_neighbours"):
+        hoods = neighbourhoods(store, starts, hops=settings.hops,
+                               max_neighbours=settings.max_neighbours,
+                               max_mid_degree=settings.max_mid_degree)
+        run.neighbours = sum(len(v) for v in hoods.reached.values())
+        kept = keep_closest(store, qvec, run.entities, hoods, settings.k)
+    for start in sorted(hoods.guarded):
+        run.warnings.append(
+            f"KAR: the {settings.hops}-hop neighbourhood of node {start} was cut at hubs "
+            f"(more than {settings.max_neighbours} second hops: middle nodes with more than "
+            f"{settings.max_mid_degree} edges were not walked through)")
+    with timer.step("kar_5_triples"):
+        run.triples = connect(store, kept)
+        names, documents = _names_and_documents(store, run.triples, settings.doc_chars)
+        for t in run.triples:
+            t.rendered = render_triple(t, names, schema)
+
+    if llm is not None and not llm_down:
+        context = fit_context({n: (names.get(n, str(n)), d) for n, d in documents.items()},
+                              [(t.rendered, (t.head, t.tail)) for t in run.triples])
+        try:
+            with timer.step("kar_6_expand"):
+                run.expansions = expand_with_llm(
+                    llm, question, structures or [], context, n=settings.n,
+                    temperature=settings.temperature, prompts_dir=prompts_dir)
+            run.expansion_source = "llm"
+        except LLMError as exc:
+            timer.timings["kar_6_llm_failed"] = timer.timings.pop("kar_6_expand", 0.0)
+            run.fallbacks.append(Fallback.of(exc, "KAR expansion",
+                                             "using the graph-PRF expansion"))
+    if run.expansion_source != "llm":
+        with timer.step("kar_6_graph_prf"):
+            text = graph_prf([(plain_relation(t, names, schema), documents.get(t.tail, ""))
+                              for t in run.triples], settings.prf_chars)
+        run.expansions = [text] if text else []
+        run.expansion_source = "graph_prf" if text else "none"
+
+    run.expanded_query = expanded_query(question, run.expansions)
+    with timer.step("kar_7_vss"):
+        expanded = query_vector(store, embedder, run.expanded_query)
+        found = search(store, "doc_rel", expanded, k, types=list(types) or None)
+    run.candidates = [Candidate(n, "kar", None, s, _provenance(n, run))
+                      for n, s in found]
+    return run
+
+
+def _link(store: Store, schema: SkbSchema, embedder: Embedder, question: str,
+          question_nodes: Sequence[tuple[int, float]], parsed: list[ParsedEntity] | None
+          ) -> list[LinkedEntity]:
+    """K2: E_q = {q} ∪ the parsed entities (offline: the entities the question names,
+    linked by name, which need no search). ``question_nodes``: the question's own
+    links."""
+    out = [LinkedEntity(i, "question", question, None, node, score)
+           for i, (node, score) in enumerate(question_nodes)]
+    if not out:
+        out.append(LinkedEntity(0, "question", question, None, None, None))
+    if parsed is None:  # offline, or the parse failed
+        for ent in named_entities(store, question, schema):
+            out.append(LinkedEntity(len(out), "offline", ent.mention, ent.node_type,
+                                    ent.node_id, 1.0))
+        return out
+    for ent in parsed:
+        hit = link_entity(store, embedder, ent.text, ent.node_type)
+        out.append(LinkedEntity(len(out), "llm", ent.text, ent.node_type,
+                                hit[0] if hit else None, hit[1] if hit else None))
+    return out
+
+
+def _names_and_documents(store: Store, triples: Sequence[Triple], doc_chars: int
+                         ) -> tuple[dict[int, str], dict[int, str]]:
+    """Names of every node the triples mention, and the ``doc`` documents of their ends."""
+    ends = sorted({n for t in triples for n in (t.head, t.tail)})
+    mids = {t.mid for t in triples if t.mid is not None}
+    details = store.node_details(sorted(set(ends) | mids))
+    names = {i: d.name or d.ext_id for i, d in details.items()}
+    docs = build_documents(store, ends, "doc") if ends else {}
+    return names, {i: d[:doc_chars] for i, d in docs.items()}
+
+
+def _provenance(node_id: int, run: KarTrace) -> dict[str, Any]:
+    """Why a KAR answer may have been found: the entities linked to it, and the kept
+    triples that end in it (indices into the run's lists)."""
+    entities = [e.entity for e in run.entities if e.node_id == node_id]
+    triples = [i for i, t in enumerate(run.triples) if node_id in (t.head, t.tail)]
+    out: dict[str, Any] = {}
+    if entities:
+        out["kar_entities"] = entities
+    if triples:
+        out["kar_triples"] = triples
+    return out

@@ -1,0 +1,163 @@
+"""Entity linking without an LLM: node names and aliases that appear literally in a
+question, and the answer type read from the type names it mentions.
+
+Shared by the methods that need the question's entities without an LLM: the AF
+offline formalizer (``afr.methods.af.offline``) writes Cypher around them, KAR links
+them instead of parsing them with an LLM, and the plain methods guess the answer type.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from afr.store.base import Store
+from afr.store.skb import SkbSchema
+
+MAX_GRAM = 6
+MAX_ENTITIES = 3
+STOPWORDS = frozenset(
+    ["a", "an", "and", "any", "are", "as", "at", "be", "been", "by", "can", "could", "do", "does", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "may", "more", "most", "much", "not", "of", "on", "one", "or", "other", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "was", "were", "what", "when", "where", "which", "who", "whom", "whose", "why", "will", "with", "would", "all", "also", "about", "after", "before", "between", "both", "each", "few", "many", "only", "own", "same", "so", "very", "just", "over", "under", "like", "name", "names", "named", "called", "type", "types", "list", "give", "find", "show", "tell", "me", "us", "our", "you", "your", "he", "she", "his", "her", "we"]
+)
+_TOKEN = re.compile(r"[\w][\w.'’/+\-]*[\w]|\w", re.UNICODE)
+_QUOTED = re.compile(r"[\"“”']([^\"“”']{2,80})[\"“”']")
+
+
+@dataclass
+class LinkedEntity:
+    node_id: int
+    node_type: str
+    name: str
+    mention: str
+    span: tuple[int, int]
+    confidence: float = 1.0  # how sure the link is (see _link_confidence)
+
+
+_LINK_CHARS = 20_000
+
+
+def tokens(question: str) -> list[tuple[str, int, int]]:
+    return [(m.group(0).strip(".'’"), m.start(), m.end()) for m in _TOKEN.finditer(question)]
+
+
+def _grams(question: str) -> dict[str, tuple[int, int]]:
+    toks = tokens(question)
+    grams: dict[str, tuple[int, int]] = {}
+    for i in range(len(toks)):
+        for n in range(1, MAX_GRAM + 1):
+            if i + n > len(toks):
+                break
+            words = [t[0] for t in toks[i:i + n]]
+            text = question[toks[i][1]:toks[i + n - 1][2]].strip(".'’,;:?!")
+            if n == 1 and (words[0].lower() in STOPWORDS or len(words[0]) < 2):
+                continue
+            for variant in {text.lower(), " ".join(words).lower(),
+                            re.sub(r"['’]s$", "", text.lower())}:
+                grams.setdefault(variant, (toks[i][1], toks[i + n - 1][2]))
+    for m in _QUOTED.finditer(question):
+        grams.setdefault(m.group(1).lower(), (m.start(1), m.end(1)))
+    return grams
+
+
+def _hit_score(question: str, span: tuple[int, int], name: str, node_type: str,
+               type_words: dict[str, str]) -> int:
+    """Prefer the reading the question supports: "the calendar module" → the module."""
+    score = 0
+    before = question[:span[0]].lower().split()[-1:] or [""]
+    after = question[span[1]:].lower().split()[:1] or [""]
+    for word in (before[0], after[0]):
+        if type_words.get(word.strip(".,;:?!")) == node_type:
+            score += 2
+    if name and name in question:  # same capitalisation as written
+        score += 1
+    return score
+
+
+def _link_confidence(question: str, span: tuple[int, int],
+                     hits: list[tuple[int, str, str]], type_words: dict[str, str]) -> float:
+    """How sure a link is: a longer mention, one node only, and the question's own
+    support (type word next to it, same capitalisation) each add to it."""
+    mention = question[span[0]:span[1]]
+    score = 0.4 if " " in mention.strip() or len(mention) >= 8 else 0.2
+    score += 0.3 if len({h[0] for h in hits}) == 1 else 0.0
+    score += 0.15 * min(_hit_score(question, span, hits[0][2], hits[0][1], type_words), 2)
+    return min(score, 1.0)
+
+
+def link_entities(store: Store, question: str, exclude_words: set[str],
+                  type_words: dict[str, str] | None = None) -> list[LinkedEntity]:
+    # Entity names sit in a question's first sentences; a pasted megabyte would only cost
+    # seconds of n-grams (spans stay valid: the prefix keeps its offsets).
+    grams = {g: span for g, span in _grams(question[:_LINK_CHARS]).items()
+             if g not in exclude_words}
+    if not grams:
+        return []
+    rows = store.run("offline/link_names.sql", {"grams": list(grams)})
+    by_mention: dict[str, list[tuple[int, str, str]]] = {}
+    for node_id, node_type, matched, name in rows:
+        by_mention.setdefault(matched, []).append((int(node_id), node_type, name or matched))
+    found: list[LinkedEntity] = []
+    # Longest mentions first; a mention inside a longer one is the same entity's words.
+    for mention in sorted(by_mention, key=lambda m: (-len(m), grams[m][0])):
+        start, end = grams[mention]
+        if any(start >= e.span[0] and end <= e.span[1] for e in found):
+            continue
+        written = question[start:end]
+        candidates = by_mention[mention]
+        if " " not in mention and written.isalpha():
+            # A single plain word must be written as the node writes it: "base" in
+            # "base class" is not the class Base, but "calendar" is the module calendar.
+            candidates = [h for h in candidates if h[2] == written]
+            if not candidates:
+                continue
+        hits = sorted(candidates, key=lambda h: (
+            -_hit_score(question, (start, end), h[2], h[1], type_words or {}), h[0]))
+        node_id, node_type, name = hits[0]
+        found.append(LinkedEntity(node_id, node_type, name, mention, (start, end),
+                                  _link_confidence(question, (start, end), hits,
+                                                   type_words or {})))
+        if len(found) >= MAX_ENTITIES:
+            break
+    return sorted(found, key=lambda e: e.span[0])
+
+
+def type_words(schema: SkbSchema) -> dict[str, str]:
+    """Words naming each node type (type, label, simple plurals) → type."""
+    words: dict[str, str] = {}
+    for t in schema.node_types.values():
+        for base in {t.type, t.label}:
+            for form in _forms(base):
+                words.setdefault(form, t.type)
+    return words
+
+
+def _forms(name: str) -> set[str]:
+    base = re.sub(r"[_/\-]+", " ", name.lower()).strip()
+    forms = {base, base + "s", base + "es"}
+    if base.endswith("y"):
+        forms.add(base[:-1] + "ies")
+    if base.endswith("s"):
+        forms.add(base + "es")
+    return forms
+
+
+def guess_target_type(question: str, schema: SkbSchema) -> str | None:
+    candidates = schema.candidate_types
+    if len(candidates) == 1:
+        return candidates[0]
+    words = type_words(schema)
+    text = question.lower()
+    best: tuple[int, str] | None = None
+    for form, node_type in words.items():
+        if node_type not in candidates:
+            continue
+        m = re.search(rf"\b{re.escape(form)}\b", text)
+        if m and (best is None or m.start() < best[0]):
+            best = (m.start(), node_type)
+    return best[1] if best else None
+
+
+def named_entities(store: Store, question: str, schema: SkbSchema) -> list[LinkedEntity]:
+    """The entities a question names (type words excluded: "module" is no entity)."""
+    words = type_words(schema)
+    return link_entities(store, question, set(words), words)

@@ -1,0 +1,45 @@
+"""Cypher's substring operators (``CONTAINS``, ``STARTS WITH``, ``ENDS WITH``) as SQL
+filters: a case-insensitive, escaped ``LIKE`` on a node's text, or on its name and aliases.
+
+Used by step 4 (``b.name CONTAINS "python"`` selects the nodes whose name or an alias
+contains it) and by the hybrid ranking (``x.text CONTAINS "…"`` on the target).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+from afr.cypher.model import Condition
+from afr.store.base import Store
+
+Field = Literal["text", "name"]
+
+
+def like_pattern(cond: Condition) -> str:
+    """The LIKE pattern of a substring condition, lower-cased, wildcards escaped with a
+    backslash (the templates say ``ESCAPE '\\'``)."""
+    value = cond.value.lower() if isinstance(cond.value, str) else str(cond.value)
+    escaped = value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return {"CONTAINS": f"%{escaped}%", "STARTS WITH": f"{escaped}%",
+            "ENDS WITH": f"%{escaped}"}[cond.op]
+
+
+def match_text(store: Store, conditions: Sequence[Condition], *, field: Field,
+               node_type: str | None = None, ids: Iterable[int] | None = None,
+               limit: int) -> list[int]:
+    """The nodes (by id, at most ``limit``) that satisfy every substring condition on
+    ``field`` (``name`` also matches aliases), optionally of one type and among ``ids``."""
+    params: dict[str, object] = {"limit": limit, "node_type": node_type}
+    conds = []
+    for i, cond in enumerate(conditions):
+        params[f"p{i}"] = like_pattern(cond)
+        conds.append({"field": field, "param": f"p{i}"})
+    id_list = None if ids is None else [int(n) for n in ids]
+    if id_list is not None:
+        if not id_list:
+            return []
+        params["ids"] = id_list
+    rows = store.run("lexical/text_match.sql", params, ids=id_list is not None,
+                     node_type=node_type is not None, conditions=conds)
+    return [int(r[0]) for r in rows]
