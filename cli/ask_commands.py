@@ -8,8 +8,8 @@ import sys
 
 import click
 
-from afr.cypher.hints import locate as locate_fix
-from afr.cypher.hints import locate_text
+from afr.cypher import locate as locate_fix
+from afr.cypher import locate_text
 from afr.errors import AfrError
 
 from .carets import where, with_places
@@ -98,7 +98,7 @@ def ask(ctx: Context, question: str, settings, top: int, explain: bool, as_json:
       afr ask "…" --explain
       AFR_LLM_BASE_URL=http://localhost:11434/v1 AFR_LLM_MODEL=qwen3 afr ask "…" --reranker listwise
     """
-    from afr.pipeline.ask import Pipeline
+    from afr.pipeline import Pipeline
 
     question = read_question(question)
     store = ctx.open()
@@ -122,7 +122,7 @@ def _print_json(ctx: Context, store, result) -> None:
 
 
 def _print_answers(ctx: Context, store, result, *, top: int, explain: bool) -> None:
-    from afr.pipeline.confidence import assess
+    from afr.pipeline import assess
 
     if result.mode == "offline" and result.kar is not None:
         note("offline mode (no LLM configured): KAR with entity linking and the graph-PRF "
@@ -212,28 +212,17 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
       afr cypher "MATCH (e:exception)-[:exception_inherits_from_exception]->(b:exception {name: 'ValueError'}) RETURN e" --run
       afr cypher "MATCH (c:class)-[:class_inherits_from_class]->(b:class {name: 'HTTPServer'}) RETURN c" --sql
     """
-    from afr.cypher import parse_cypher
-    from afr.cypher.render import render_cypher
-    from afr.methods.af.cypher_report import report_cypher
-    from afr.pipeline.ask import open_session
-    from afr.settings import with_values
-    from afr.text import clean_text
+    from afr.cypher import render_cypher
+    from afr.pipeline import explain_cypher
 
-    text = clean_text(read_question(cypher_text))
-    graph = parse_cypher(text)
-    if not graph.symbols and as_json and not (show_sql or run_it or fix_it):
-        click.echo(json_text({**graph.to_dict(), "fixes": []}))
+    parsed = _parse_or_explain(cypher_text, as_json=as_json and not (show_sql or run_it
+                                                                      or fix_it))
+    if parsed is None:
         return
-    if not graph.symbols:
-        reasons = "; ".join(d.reason + where(d.text, text) for d in graph.dropped)
-        _echo_carets(graph.dropped, text)
-        raise AfrError(f"nothing usable in that Cypher: {reasons or 'no MATCH pattern found'}")
+    text, graph = parsed
     store = ctx.open()
-    # The same steps 3–5 as `afr ask`, with the same settings, offline and unlogged.
-    session = open_session(store, with_values(settings, {"llm.offline": True,
-                                                         "ask.log": False}))
-    report = report_cypher(session, text, graph, target_type=target_type,
-                           ground=run_it or show_sql, sql=show_sql)
+    report = explain_cypher(store, settings, text, graph, target_type=target_type,
+                            ground=run_it or show_sql, sql=show_sql)
     _print_fixes(text, report.fixed.fixes)
     if fix_it:
         click.echo(render_cypher(report.fixed.graph))
@@ -247,16 +236,37 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
         return
     _print_grounding_notes(report, graph, text)
     if report.compiled is not None:
-        compiled = report.compiled
-        if as_json:
-            click.echo(json_text(grounding_json(store, compiled.statements, compiled.params,
-                                                cyclic=compiled.cyclic)))
-        else:
-            if compiled.cyclic:
-                note(CYCLIC_NOTE)
-            echo_statements(inlined(store, compiled.statements, compiled.params))
+        _print_sql(store, report.compiled, as_json=as_json)
     if run_it:
         _print_grounded(store, report.grounded, top)
+
+
+def _parse_or_explain(cypher_text: str, *, as_json: bool):
+    """(the query's text, its graph); with nothing usable in it, the parse as JSON
+    (``as_json``: None) or a one-line error naming what was dropped."""
+    from afr.cypher import parse_cypher
+    from afr.text import clean_text
+
+    text = clean_text(read_question(cypher_text))
+    graph = parse_cypher(text)
+    if graph.symbols:
+        return text, graph
+    if as_json:
+        click.echo(json_text({**graph.to_dict(), "fixes": []}))
+        return None
+    reasons = "; ".join(d.reason + where(d.text, text) for d in graph.dropped)
+    _echo_carets(graph.dropped, text)
+    raise AfrError(f"nothing usable in that Cypher: {reasons or 'no MATCH pattern found'}")
+
+
+def _print_sql(store, compiled, *, as_json: bool) -> None:
+    if as_json:
+        click.echo(json_text(grounding_json(store, compiled.statements, compiled.params,
+                                            cyclic=compiled.cyclic)))
+        return
+    if compiled.cyclic:
+        note(CYCLIC_NOTE)
+    echo_statements(inlined(store, compiled.statements, compiled.params))
 
 
 def _print_grounding_notes(report, graph, text: str) -> None:

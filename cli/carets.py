@@ -3,7 +3,7 @@ from ``afr.cypher.hints``."""
 
 from __future__ import annotations
 
-from afr.cypher.hints import locate_text
+from afr.cypher import locate_text
 
 
 def where(fragment: str, query: str) -> str:

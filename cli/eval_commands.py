@@ -96,7 +96,7 @@ def run_cmd(ctx: Context, source: str | None, resume: str | None, split: str | N
       4    the same, with the LLM refusing access (HTTP 401/403/404)
       130  interrupted (Ctrl-C; resumable)
     """
-    from afr.evaluate.session import run_eval
+    from afr.evaluate import run_eval
 
     from .eval_format import format_summary
 
@@ -144,7 +144,7 @@ def run_cmd(ctx: Context, source: str | None, resume: str | None, split: str | N
 @handle_errors
 def list_cmd(ctx: Context, limit: int, as_json: bool) -> None:
     """The store's eval runs, newest first."""
-    from afr.evaluate.eval_runs import list_eval_runs
+    from afr.evaluate import list_eval_runs
 
     from .output import format_table
 
@@ -172,8 +172,7 @@ def list_cmd(ctx: Context, limit: int, as_json: bool) -> None:
 @handle_errors
 def show_cmd(ctx: Context, eval_ref: str, as_json: bool) -> None:
     """The summary of one run: metrics per variant, step latency, LLM cost."""
-    from afr.evaluate.eval_runs import find_eval_run
-    from afr.evaluate.report import summarize
+    from afr.evaluate import find_eval_run, summarize
 
     from .eval_format import format_summary
 
@@ -199,8 +198,7 @@ def show_cmd(ctx: Context, eval_ref: str, as_json: bool) -> None:
 def export_cmd(ctx: Context, eval_ref: str, csv_path: str | None,
                json_path: str | None) -> None:
     """Per question: id, query, gold, ranked list, metrics, status, error."""
-    from afr.evaluate.eval_runs import find_eval_run
-    from afr.evaluate.report import EXPORT_COLUMNS, export_rows, summarize
+    from afr.evaluate import EXPORT_COLUMNS, export_rows, find_eval_run, summarize
 
     from .output import to_csv
 
@@ -250,7 +248,7 @@ def compare_cmd(ctx: Context, a_ref: str, b_ref: str, examples: int, as_json: bo
       afr eval compare 3f2a9c 81be07
       afr eval compare 3f2a9c@bm25 3f2a9c@1-8
     """
-    from afr.evaluate.report import compare
+    from afr.evaluate import compare
 
     from .eval_format import format_compare
 
@@ -266,7 +264,7 @@ def compare_cmd(ctx: Context, a_ref: str, b_ref: str, examples: int, as_json: bo
 
 def _run_and_variant(store, ref: str):
     """``EVAL_ID`` or ``EVAL_ID@VARIANT`` → (the run, the variant or None)."""
-    from afr.evaluate.eval_runs import find_eval_run
+    from afr.evaluate import find_eval_run
 
     run_ref, sep, variant = ref.rpartition("@")
     if not sep:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from afr.evaluate.metrics import METRICS
-from afr.evaluate.report import FINAL
+from afr.evaluate import FINAL, METRICS
 
 from .output import format_table
 

@@ -11,7 +11,7 @@ from .context import Context, UsageProblem, handle_errors, pass_ctx
 def build_index(ctx: Context, store) -> None:
     """Build (or top up) the lexical index and say what it holds: shared by `afr index`
     and the --index flag of load and embed."""
-    from afr.lexical.index import build_lexical_index
+    from afr.lexical import build_lexical_index
 
     report = build_lexical_index(store, params=ctx.resolve().settings.bm25,
                                  progress=ctx.progress)
@@ -24,7 +24,7 @@ def build_similarity(ctx: Context, store, *, k_cand: int | None, percentile: flo
                      types: tuple[str, ...]) -> None:
     """Build the similarity graph anew and say what it holds."""
     from afr.embed import embedder_for_store, embedding_endpoint
-    from afr.vectors.similarity import build_similarity_graph
+    from afr.vectors import build_similarity_graph
 
     settings = ctx.resolve().settings
     sage = settings.sage

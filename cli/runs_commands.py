@@ -34,7 +34,7 @@ def runs(click_ctx: click.Context, limit: int, with_eval: bool, as_json: bool) -
     """
     if click_ctx.invoked_subcommand is not None:
         return
-    from afr.pipeline.runs import list_runs
+    from afr.pipeline import list_runs
 
     ctx: Context = click_ctx.obj
     store = ctx.open(read_only=True)
@@ -71,7 +71,7 @@ def show(ctx: Context, run_id: str, candidates: int, other_id: str | None,
     (those not afr's defaults, or --against another run's), step timings, notes, each
     symbol's candidates and the answers with strand, level, score and provenance. ID
     may be a prefix of the run id."""
-    from afr.pipeline.runs import find_run, run_details, settings_differences
+    from afr.pipeline import find_run, run_details, settings_differences
 
     store = ctx.open(read_only=True)
     run = run_details(store, find_run(store, run_id), per_symbol=candidates)

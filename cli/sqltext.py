@@ -20,7 +20,7 @@ CYCLIC_NOTE = (
 
 
 def inlined(store, statements: Sequence[str], params: dict[str, Any]) -> list[str]:
-    from afr.store.render import inline_params
+    from afr.store import inline_params
 
     return [inline_params(s, params, store.dialect) for s in statements]
 
@@ -29,7 +29,7 @@ def grounding_json(store, statements: Sequence[str], params: dict[str, Any], *,
                    cyclic: bool) -> dict[str, Any]:
     """The grounding SQL for JSON output: ``sql`` with values inlined,
     ``sql_with_params`` with ``$name`` placeholders, and ``params`` (their values)."""
-    from afr.store.render import placeholders, pretty
+    from afr.store import placeholders, pretty
 
     used = {name for s in statements for name in placeholders(s)}
     data: dict[str, Any] = {

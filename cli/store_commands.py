@@ -66,7 +66,7 @@ def load(ctx: Context, source: Path, fmt: str, dataset: str | None, replace: boo
       afr --db postgresql://me@localhost/kb load ./my-skb --replace
       afr load ~/stark/prime/processed --format stark
     """
-    from afr.load.source import load_into
+    from afr.load import load_into
 
     report = load_into(ctx.resolve().settings.store, source, fmt=fmt,  # type: ignore[arg-type]
                        dataset=dataset, replace=replace, progress=ctx.progress)
@@ -110,8 +110,7 @@ def embed(ctx: Context, model: str | None, variants: tuple[str, ...], batch_size
     search. Only nodes without a vector are embedded, batch by batch, committed at least
     every second: interrupt it and run it again to continue.
     """
-    from afr.embed import embedding_endpoint, make_embedder
-    from afr.embed.spec import spec_for_store
+    from afr.embed import embedding_endpoint, make_embedder, spec_for_store
     from afr.vectors import embed_store
 
     settings = ctx.resolve().settings
@@ -204,7 +203,7 @@ def sql(ctx: Context, query: str, as_json: bool, as_csv: bool, params: tuple[str
       afr sql "SELECT * FROM run_answers WHERE run_id = (SELECT run_id FROM runs ORDER BY created_at DESC LIMIT 1)" --json
       afr sql "SELECT ext_id, name FROM nodes WHERE type = $t LIMIT 5" --param t=exception
     """
-    from afr.store.render import bind_user_params
+    from afr.store import bind_user_params
 
     from .sqltext import parse_params
 

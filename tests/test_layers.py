@@ -105,3 +105,25 @@ def test_a_cycle_through_a_package_init_is_found(tmp_path: Path) -> None:
                     encoding="utf-8")
     done = cycles_of(copy)
     assert "afr.store ↔ afr.store.summary" in done.stdout, done.stdout + done.stderr
+
+
+def cli_imports(code: str) -> list[str]:
+    """The afr modules a command-line module imports."""
+    found = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append(node.module)
+        elif isinstance(node, ast.Import):
+            found += [a.name for a in node.names]
+    return [m for m in found if m == "afr" or m.startswith("afr.")]
+
+
+def test_the_cli_uses_only_the_packages_public_api() -> None:
+    """A command parses its options, calls the library through a package's public names
+    (``afr.pipeline``, ``afr.evaluate`` …), and formats: it reaches into no module."""
+    deep = sorted({f"{p.name}: {m}" for p in (ROOT / "cli").glob("*.py")
+                   for m in cli_imports(p.read_text(encoding="utf-8"))
+                   if m.count(".") > 1 and not m.startswith("afr.cli.")})
+    assert deep == []
+    assert cli_imports("from afr.pipeline.runs import find_run\nimport afr.store\n") == [
+        "afr.pipeline.runs", "afr.store"]

@@ -121,90 +121,97 @@ class Evaluator:
         return {str(r.question_id): (r.status or "ok", r.metrics or {}) for r in rows}
 
     def execute(self, *, progress: bool = False) -> RunReport:
-        previous = self.previous()
-        wanted = {q.id for q in self.questions}
-        # failed or LLM-degraded questions get another try; everything else is kept
-        keep = {qid: v for qid, v in previous.items()
-                if qid in wanted and v[0] not in ("failed", "degraded")}
-        todo = [(pos, q) for pos, q in enumerate(self.questions) if q.id not in keep]
+        keep, todo = self._todo()
         final_metrics = [m for _, m in keep.values()]
         if self.run.status != "running":
             set_status(self.store, self.run.eval_id, "running")
         report = RunReport(self.run, len(keep), 0)
-
         bar = _progress_bar(len(self.questions), len(keep), progress)
         _postfix(bar, final_metrics)
-        results: queue.Queue = queue.Queue()
-        stop = threading.Event()
-        feed = iter(todo)
-        feed_lock = threading.Lock()
+        feed, results = _Feed(todo), queue.Queue()
+        workers = self._start_workers(feed, results, report, len(todo))
+        try:
+            fatal = self._collect(workers, feed, results, report, bar, final_metrics)
+        finally:
+            bar.close()
+        return self._close(report, fatal)
 
-        def next_question() -> tuple[int, Question] | None:
-            with feed_lock:
-                if stop.is_set():
-                    return None
-                return next(feed, None)
+    def _todo(self) -> tuple[dict[str, tuple[str, dict[str, float]]], list[tuple[int, Question]]]:
+        """(the stored questions kept, the questions to ask with their positions): failed
+        or LLM-degraded questions get another try; everything else is kept."""
+        wanted = {q.id for q in self.questions}
+        keep = {qid: v for qid, v in self.previous().items()
+                if qid in wanted and v[0] not in ("failed", "degraded")}
+        return keep, [(pos, q) for pos, q in enumerate(self.questions) if q.id not in keep]
 
+    def _start_workers(self, feed: _Feed, results: queue.Queue, report: RunReport,
+                       todo: int) -> list[threading.Thread]:
+        """Threads that ask the feed's questions and put what happened on ``results``:
+        ("done", outcome), ("stopped", None) when the LLM is lost, ("fatal", exception)
+        when the store fails, ("exit", None) at the end."""
         def worker() -> None:
-            while (item := next_question()) is not None:
+            while (item := feed.next()) is not None:
                 try:
                     outcome = self._one(*item)
                 except BaseException as exc:  # noqa: BLE001 - a store failure stops the run
-                    stop.set()
+                    feed.stop.set()
                     results.put(("fatal", exc))
                     return
-                with feed_lock:  # counted before this worker takes the next question
-                    if self._count_llm_loss(report, outcome) and not stop.is_set():
-                        stop.set()
+                with feed.lock:  # counted before this worker takes the next question
+                    if self._count_llm_loss(report, outcome) and not feed.stop.is_set():
+                        feed.stop.set()
                         report.interrupted = report.stopped_for_llm = True
                         results.put(("stopped", None))
                 results.put(("done", outcome))
             results.put(("exit", None))
 
         workers = [threading.Thread(target=worker, daemon=True, name=f"afr-eval-{i}")
-                   for i in range(max(1, min(self.settings.concurrency, len(todo) or 1)))]
+                   for i in range(max(1, min(self.settings.concurrency, todo or 1)))]
         for t in workers:
             t.start()
-        running = len(workers)
-        fatal: BaseException | None = None
-        interrupts = 0
-        try:
-            while running:
-                # Ctrl-C may land anywhere in this loop: every part of it is covered, so the
-                # questions in flight always get to finish and store their rows.
-                try:
-                    kind, value = results.get(timeout=0.25)
-                    if kind == "exit":
-                        running -= 1
-                    elif kind == "fatal":
-                        running -= 1
-                        fatal = fatal or value
-                    elif kind == "stopped":
-                        bar.clear()
-                        self.note(f"stopping: {report.llm_lost} questions in a row lost to "
-                                  f"the LLM ({report.llm_lost_error}); the questions in "
-                                  "flight finish")
-                    else:
-                        report.asked += 1
-                        final_metrics.append(value.metrics)
-                        bar.update(1)
-                        _postfix(bar, final_metrics)
-                except queue.Empty:
-                    continue
-                except KeyboardInterrupt:
-                    interrupts += 1
-                    stop.set()
-                    report.interrupted = True
-                    if interrupts > 1:
-                        break
-                    in_flight = sum(t.is_alive() for t in workers)
+        return workers
+
+    def _collect(self, workers: list[threading.Thread], feed: _Feed, results: queue.Queue,
+                 report: RunReport, bar: Any, final_metrics: list[dict[str, float]]
+                 ) -> BaseException | None:
+        """Take the workers' results until all have ended (or a second Ctrl-C); the first
+        store failure, if any."""
+        running, fatal, interrupts = len(workers), None, 0
+        while running:
+            # Ctrl-C may land anywhere in this loop: every part of it is covered, so the
+            # questions in flight always get to finish and store their rows.
+            try:
+                kind, value = results.get(timeout=0.25)
+                if kind in ("exit", "fatal"):
+                    running -= 1
+                    fatal = fatal or value
+                elif kind == "stopped":
                     bar.clear()
-                    self.note(f"interrupted: finishing the {in_flight} question(s) in flight "
-                              "(Ctrl-C again to stop at once)")
-        finally:
-            bar.close()
+                    self.note(f"stopping: {report.llm_lost} questions in a row lost to the "
+                              f"LLM ({report.llm_lost_error}); the questions in flight finish")
+                else:
+                    report.asked += 1
+                    final_metrics.append(value.metrics)
+                    bar.update(1)
+                    _postfix(bar, final_metrics)
+            except queue.Empty:
+                continue
+            except KeyboardInterrupt:
+                interrupts += 1
+                feed.stop.set()
+                report.interrupted = True
+                if interrupts > 1:
+                    break
+                in_flight = sum(t.is_alive() for t in workers)
+                bar.clear()
+                self.note(f"interrupted: finishing the {in_flight} question(s) in flight "
+                          "(Ctrl-C again to stop at once)")
+        return fatal
+
+    def _close(self, report: RunReport, fatal: BaseException | None) -> RunReport:
+        """The run's status and summary once its workers are done."""
         stored = self.previous()
-        report.done = sum(1 for qid in wanted if qid in stored)
+        report.done = len({q.id for q in self.questions} & set(stored))
         if fatal is not None:
             set_status(self.store, self.run.eval_id, "failed")
             if isinstance(fatal, AfrError):
@@ -238,14 +245,23 @@ class Evaluator:
         """Ask one question, derive its variants, store its rows. Failures of the question
         itself are recorded; a failing store write is raised (the run cannot go on)."""
         started = time.perf_counter()
+        answered = self._ask(q)
+        per_variant = {name: question_metrics(answered.lists.get(name, []),
+                                              list(q.answer_ids), self.candidate_gold)
+                       for name in self.names}
+        self._write(position, q, answered, per_variant, time.perf_counter() - started)
+        r = answered.result
+        return Outcome(q.id, answered.status, per_variant[FINAL], answered.error,
+                       r.llm_failure if r is not None else None,
+                       r.llm_error if r is not None else None)
+
+    def _ask(self, q: Question) -> _Answered:
+        """The question asked (as replayed when the run replays a column), every variant's
+        list of ext ids, and its timings; a failure of the question is recorded in it."""
         cypher = target_type = None
         if self.settings.replay:
             cypher = q.extras.get(self.settings.replay) or ""
             target_type = q.extras.get("target_type") or None
-        lists: dict[str, list[str]] = {}
-        result: AskResult | None = None
-        timings: dict[str, float] = {}
-        error = None
         try:
             asked = time.perf_counter()
             result = self.pipeline.ask(q.query, eval_id=self.run.eval_id, question_id=q.id,
@@ -255,33 +271,32 @@ class Evaluator:
                        f"method={result.method}": time.perf_counter() - asked}
             ids, others = self.maker.lists(q.query, result, AskedAs(
                 cypher, target_type, self.run.eval_id, q.id))
-            timings.update(others)
-            lists = self._ext_ids(ids)
-            status = result.status
-            if status == "degraded":
-                error = "; ".join(f.note for f in result.fallbacks)
         except Exception as exc:  # noqa: BLE001 - recorded per question; the run goes on
-            status = "failed"
             error = str(exc) if isinstance(exc, AfrError) else f"{type(exc).__name__}: {exc}"
-        seconds = time.perf_counter() - started
-        gold = list(q.answer_ids)
-        candidates = self.candidate_gold
-        per_variant = {name: question_metrics(lists.get(name, []), gold, candidates)
-                       for name in self.names}
-        final = lists.get(FINAL, [])
+            return _Answered(None, error=error)
+        error = "; ".join(f.note for f in result.fallbacks) if result.fallbacks else None
+        return _Answered(result, self._ext_ids(ids), {**timings, **others}, result.status,
+                         error)
+
+    def _write(self, position: int, q: Question, answered: _Answered,
+               per_variant: dict[str, dict[str, float]], seconds: float) -> None:
+        """The question's rows (eval_results, eval_variants) in one transaction."""
+        r = answered.result
         params = {
             "eval_id": self.run.eval_id, "question_id": q.id,
-            "run_id": result.run_id if result is not None and result.logged else None,
-            "ranked": json.dumps(final), "gold": json.dumps(gold),
-            "metrics": json.dumps(per_variant[FINAL]), "error": error, "position": position,
-            "query": q.query, "status": status, "seconds": round(seconds, 6),
-            "timings": json.dumps(timings),
-            "llm_prompts": result.llm_calls if result is not None else 0,
-            "llm_new_calls": result.llm_new_calls if result is not None else 0,
-            "llm_tokens": result.llm_tokens_all if result is not None else 0,
-            "outcome": result.outcome if result is not None else "failed",
-            "steps": json.dumps(question_steps(result) if result is not None else None),
+            "run_id": r.run_id if r is not None and r.logged else None,
+            "ranked": json.dumps(answered.lists.get(FINAL, [])),
+            "gold": json.dumps(list(q.answer_ids)), "metrics": json.dumps(per_variant[FINAL]),
+            "error": answered.error, "position": position, "query": q.query,
+            "status": answered.status, "seconds": round(seconds, 6),
+            "timings": json.dumps(answered.timings),
+            "llm_prompts": r.llm_calls if r is not None else 0,
+            "llm_new_calls": r.llm_new_calls if r is not None else 0,
+            "llm_tokens": r.llm_tokens_all if r is not None else 0,
+            "outcome": r.outcome if r is not None else "failed",
+            "steps": json.dumps(question_steps(r) if r is not None else None),
         }
+
         def write() -> None:  # deletes first: safe to repeat after a lost connection
             self.store.run("eval/delete_question.sql",
                            {"eval_id": self.run.eval_id, "question_id": q.id})
@@ -289,19 +304,43 @@ class Evaluator:
             self.store.run("eval/insert_variants.sql", {
                 "eval_id": self.run.eval_id, "question_id": q.id,
                 "variants": list(self.names),
-                "ranked": [json.dumps(lists.get(n, [])) for n in self.names],
+                "ranked": [json.dumps(answered.lists.get(n, [])) for n in self.names],
                 "metrics": [json.dumps(per_variant[n]) for n in self.names],
             })
 
         self.store.run_in_transaction(write)
-        return Outcome(q.id, status, per_variant[FINAL], error,
-                       result.llm_failure if result is not None else None,
-                       result.llm_error if result is not None else None)
 
     def _ext_ids(self, lists: dict[str, list[int]]) -> dict[str, list[str]]:
         ids = sorted({n for ranked in lists.values() for n in ranked})
         ext = {i: str(d.ext_id) for i, d in self.store.node_details(ids).items()}
         return {name: [ext[n] for n in ranked if n in ext] for name, ranked in lists.items()}
+
+
+@dataclass
+class _Answered:
+    """One question as asked: its result (None: it failed), each variant's list of ext
+    ids, its timings, status and error."""
+
+    result: AskResult | None
+    lists: dict[str, list[str]] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    status: str = "failed"
+    error: str | None = None
+
+
+class _Feed:
+    """The questions left to ask, handed to the workers one at a time until ``stop``."""
+
+    def __init__(self, todo: list[tuple[int, Question]]) -> None:
+        self._items = iter(todo)
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+
+    def next(self) -> tuple[int, Question] | None:
+        with self.lock:
+            if self.stop.is_set():
+                return None
+            return next(self._items, None)
 
 
 def question_steps(result: AskResult) -> dict[str, Any]:

@@ -17,6 +17,8 @@ from afr.llm import LLMClient, WaitBudget
 from afr.llm.fallback import Fallback
 from afr.retrieval.candidate import Candidate, Strands
 from afr.retrieval.filters import AttributeCatalog
+from afr.retrieval.linking import guess_target_type
+from afr.retrieval.lists import answer_types
 from afr.retrieval.timing import Timer
 from afr.settings import Settings
 from afr.store.base import Store
@@ -107,6 +109,14 @@ class Retrieved:
     af: Any = None
     sage: Any = None
     kar: Any = None
+
+
+def answer_target(session: Session, question: Question) -> tuple[str | None, list[str]]:
+    """The answer type of a method without Cypher — given, else guessed from the
+    question's words — and the types its answers are searched among (all candidate
+    types when there is none)."""
+    target = question.target_type or guess_target_type(question.text, session.schema)
+    return target, answer_types(target, session.schema)
 
 
 class Retriever(Protocol):

@@ -10,7 +10,7 @@ question to the steps that still work, with a ``Fallback``; it never loses the q
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from afr.embed import Embedder, embedder_for_store, embedding_endpoint
 from afr.errors import AfrError
@@ -21,10 +21,14 @@ from afr.methods.registry import make_retriever
 from afr.pipeline.finish import finish
 from afr.pipeline.result import AskResult
 from afr.retrieval.filters import AttributeCatalog
-from afr.settings import Settings
+from afr.settings import Settings, with_values
 from afr.store.base import VECTOR_VARIANTS, Store
 from afr.text import clean_text
 from afr.vectors.exact import use_exact_search
+
+if TYPE_CHECKING:
+    from afr.cypher import QueryGraph
+    from afr.methods.af.cypher_report import CypherReport
 
 
 class Pipeline:
@@ -93,6 +97,19 @@ def llm_client(store: Store, settings: Settings) -> LLMClient | None:
                            "(and AFR_LLM_API_KEY), or pass --llm-url/--llm-model")
         return None
     return LLMClient(settings.llm, cache=StoreLLMCache(store), use_cache=settings.llm.use_cache)
+
+
+def explain_cypher(store: Store, settings: Settings, text: str, graph: QueryGraph, *,
+                   target_type: str | None = None, ground: bool = False, sql: bool = False
+                   ) -> CypherReport:
+    """`afr cypher`: what AF makes of a Cypher query — the same steps 3–5, with the same
+    settings, as an ask — offline and unlogged (``afr.methods.af.cypher_report``)."""
+    from afr.methods.af.cypher_report import report_cypher
+
+    session = open_session(store, with_values(settings, {"llm.offline": True,
+                                                         "ask.log": False}))
+    return report_cypher(session, text, graph, target_type=target_type, ground=ground,
+                         sql=sql)
 
 
 def ask(store: Store, question: str, settings: Settings | None = None) -> AskResult:

@@ -16,13 +16,15 @@ from afr.errors import StoreError
 from afr.settings import StoreSettings
 from afr.store.base import Store
 from afr.store.duckdb_store import DuckDBStore
+from afr.store.render import bind_user_params, inline_params, placeholders, pretty
 from afr.store.summary import describe_store, size_text
 
 if TYPE_CHECKING:
     from afr.store.postgres_store import PostgresStore
 
-__all__ = ["DEFAULT_DB", "DuckDBStore", "PostgresStore", "Store", "describe_store",
-           "is_postgres_url", "open_store", "resolve_db", "size_text", "store_ddl_for"]
+__all__ = ["DEFAULT_DB", "DuckDBStore", "PostgresStore", "Store", "bind_user_params",
+           "describe_store", "inline_params", "is_postgres_url", "open_store", "placeholders",
+           "pretty", "resolve_db", "size_text", "store_ddl_for"]
 
 DEFAULT_DB = "afr.duckdb"  # in the working directory
 

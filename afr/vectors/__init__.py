@@ -14,9 +14,12 @@ _EXPORTS = {
     "check_model": "afr.vectors.index",
     "embed_store": "afr.vectors.index",
     "query_vector": "afr.vectors.search",
+    "build_similarity_graph": "afr.vectors.similarity",
+    "similarity_meta": "afr.vectors.similarity",
 }
 
 __getattr__ = lazy_exports("afr.vectors", _EXPORTS)
 
 
-__all__ = ["EmbedReport", "build_documents", "check_model", "embed_store", "query_vector"]
+__all__ = ["EmbedReport", "build_documents", "build_similarity_graph", "check_model",
+           "embed_store", "query_vector", "similarity_meta"]

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from afr.cypher import QueryGraph, parse_cypher
+from afr.cypher import QueryGraph
 from afr.cypher.fix import FixResult
 from afr.errors import AfrError
 from afr.ground import compile_grounding, edge_directions, edge_endpoints
 from afr.ground.compile import CompiledGrounding
 from afr.methods.af.grounding import GroundedCypher, fix_cypher, ground_cypher
 from afr.methods.base import Session
-from afr.text import clean_text
 
 
 @dataclass(frozen=True)
@@ -27,17 +26,6 @@ class CypherReport:
     target_type: str | None = None
     grounded: GroundedCypher | None = None  # steps 3–5 (``ground``)
     compiled: CompiledGrounding | None = None  # the grounding SQL (``sql``)
-
-
-def read_cypher(text: str) -> tuple[str, QueryGraph]:
-    """The query text (cleaned) and its parsed graph; nothing usable in it is an error
-    naming what was dropped."""
-    text = clean_text(text)
-    graph = parse_cypher(text)
-    if not graph.symbols:
-        reasons = "; ".join(d.reason for d in graph.dropped)
-        raise AfrError(f"nothing usable in that Cypher: {reasons or 'no MATCH pattern found'}")
-    return text, graph
 
 
 def report_cypher(session: Session, text: str, graph: QueryGraph, *,

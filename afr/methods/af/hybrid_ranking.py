@@ -25,7 +25,7 @@ import numpy as np
 from afr.cypher.model import TEXT_OPERATORS, Condition
 from afr.lexical import bm25, has_lexical_index
 from afr.methods.af.paper_ranking import graph_strand_all
-from afr.retrieval.candidate import Candidate, Strands
+from afr.retrieval.candidate import Candidate, Ranked, Strands
 from afr.retrieval.fusion import fuse
 from afr.retrieval.lists import POOL, vss_strand
 from afr.retrieval.parallel import run_reads
@@ -150,19 +150,31 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
     # step 7, and the graph strand's ranking (then its provenance) on the other connection.
     vss, side = run_reads(store, [lambda conn: vss_strand(conn, qvec, types, depth),
                                   rank_graph])
-    graph, paper_part, question_bm25 = side.graph, side.paper_part, side.question_bm25
-    by_id = {c.node_id: c for c in graph}
-    lexical = question_bm25[:depth]
-    trust = weights.graph * max(0.0, min(confidence, 1.0))
-    pool = None
-    if confidence < WEAK_LINKING:
-        pool = {n for n, _ in vss} | {n for n, _ in lexical}
+    lexical = side.question_bm25[:depth]
+    confident = confidence >= WEAK_LINKING
+    if not confident:
         notes.append(f"weakly linked Cypher (confidence {confidence:.2f}): the graph only "
                      "re-ranks the vector and BM25 candidates")
+    fused = _fuse_strands(side, vss, lexical, k, weights, confidence)
+    final = _candidates(fused, side.graph, vss, lexical, k)
+    return Strands(tuple(side.graph), tuple(vss), tuple(lexical), tuple(final),
+                   tuple(notes + side.explained))
+
+
+def _fuse_strands(side: _GraphSide, vss: Ranked, lexical: Ranked, k: int,
+                  weights: RankingSettings, confidence: float) -> Ranked:
+    """The final list's node ids and fused scores: the graph strand (weighted by how much
+    the Cypher is trusted), the vector list and the BM25 list fused; the confident band
+    first; the paper's quota and the vector search's ``keep_vss`` kept in."""
+    graph, depth = side.graph, max(POOL, k)
+    trust = weights.graph * max(0.0, min(confidence, 1.0))
+    confident = confidence >= WEAK_LINKING
+    # a weakly linked Cypher only re-ranks the vector and BM25 candidates
+    pool = None if confident else {n for n, _ in vss} | {n for n, _ in lexical}
     graph_list = [(c.node_id, 0.0) for c in graph[:depth]]
     fused = fuse([(graph_list, trust), (vss, weights.dense), (lexical, weights.lexical)],
                  method=weights.fusion, rrf_k=weights.rrf_k, only=pool)
-    if graph and confidence >= WEAK_LINKING:
+    if graph and confident:
         # the confident band (first-level answers, a handful) leads the final list
         band = [c.node_id for c in graph if c.level == graph[0].level]
         if len(band) <= BAND_MAX:
@@ -170,13 +182,18 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
             fused = [(n, top.get(n, 0.0)) for n in band] + \
                 [(n, s) for n, s in fused if n not in set(band)]
     fused = fused[:k]
-    must = paper_part if confidence >= WEAK_LINKING else []
+    must = side.paper_part if confident else []
     listed = set(must)
     must = must + [n for n, _ in vss[:max(weights.keep_vss, 0)] if n not in listed]
-    if must:
-        fused = _keep(fused, must, k)
-    dense_score = dict(vss)
-    lex_score = dict(lexical)
+    return _keep(fused, must, k) if must else fused
+
+
+def _candidates(fused: Ranked, graph: Sequence[Candidate], vss: Ranked, lexical: Ranked,
+                k: int) -> list[Candidate]:
+    """The fused list as candidates: each with the strand that found it (graph, vss,
+    bm25; both: graph and the vector search's top k) and its scores."""
+    by_id = {c.node_id: c for c in graph}
+    dense_score, lex_score = dict(vss), dict(lexical)
     vss_top = {n for n, _ in vss[:k]}
     final: list[Candidate] = []
     for node, score in fused:
@@ -190,8 +207,7 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
         final.append(replace(c, provenance={**c.provenance, "scores": {
             "fused": score, "dense": dense_score.get(node, c.vss_score),
             "bm25": lex_score.get(node)}}))
-    return Strands(tuple(graph), tuple(vss), tuple(lexical), tuple(final),
-                   tuple(notes + side.explained))
+    return final
 
 
 def _keep(ranked: list[tuple[int, float]], must: list[int], k: int

@@ -123,59 +123,25 @@ def _conditions(question: str, target_type: str | None, catalog: AttributeCatalo
 def formalize(store: Store, question: str, schema: SkbSchema,
               catalog: AttributeCatalog) -> OfflineFormalization:
     target_type = guess_target_type(question, schema)
-    exclude = set(type_words(schema))
-    entities = link_entities(store, question, exclude, type_words(schema))
+    words = type_words(schema)
+    entities = link_entities(store, question, set(words), words)
     notes: list[str] = []
     qwords = {w.lower() for w, _, _ in tokens(question) if w.lower() not in STOPWORDS}
     target = f"(y:{_label(schema.node_types[target_type].label)})" if target_type else "(y)"
+    qualifies = _qualifiers(store, entities)
     patterns: list[str] = []
-    # An entity adjacent to another linked entity qualifies that entity, not the answer.
-    qualifies: dict[int, tuple[int, str, bool]] = {}
-    if len(entities) > 1:
-        index = {e.node_id: i for i, e in enumerate(entities, 1)}
-        for src, etype, dst in store.run("offline/entity_edges.sql",
-                                         {"ids": list(index)}):
-            a, b = index[int(src)], index[int(dst)]
-            if a == b:
-                continue
-            # The later mention qualifies the earlier one ("X in the Y module").
-            first, second = min(a, b), max(a, b)
-            if second not in qualifies:
-                qualifies[second] = (first, etype, a == first)
     for i, ent in enumerate(entities, 1):
-        const = f"(c{i}:{_label(schema.node_types[ent.node_type].label)} {{name: {_quote(ent.name)}}})"
+        const = (f"(c{i}:{_label(schema.node_types[ent.node_type].label)} "
+                 f"{{name: {_quote(ent.name)}}})")
         if i in qualifies:
             other, etype, forward = qualifies[i]
             other_ent = entities[other - 1]
             anchor = f"(c{other}:{_label(schema.node_types[other_ent.node_type].label)})"
             patterns.append(_pattern(schema, etype, forward, anchor, const))
             notes.append(f"{ent.name!r} qualifies {other_ent.name!r} (they are adjacent)")
-            continue
-        if target_type is None:
-            patterns.append(f"{target}--{const}")
-            continue
-        direct = _edge_choices(schema, target_type, ent.node_type)
-        if direct:
-            edge, forward = max(direct, key=lambda c: _label_overlap(
-                schema.edge_types[c[0]].label, qwords))
-            patterns.append(_pattern(schema, edge, forward, target, const))
-            continue
-        two_hop = [
-            (mid, e1, f1, e2, f2)
-            for mid in schema.node_types
-            for e1, f1 in _edge_choices(schema, target_type, mid)
-            for e2, f2 in _edge_choices(schema, mid, ent.node_type)
-        ]
-        if two_hop:
-            mid, e1, f1, e2, f2 = max(two_hop, key=lambda c: _label_overlap(
-                schema.edge_types[c[1]].label + " " + schema.edge_types[c[3]].label, qwords))
-            m = f"(m{i}:{_label(schema.node_types[mid].label)})"
-            patterns.append(_pattern(schema, e1, f1, target, m))
-            patterns.append(_pattern(schema, e2, f2, m, const))
         else:
-            notes.append(f"no schema path between {target_type} and {ent.node_type} "
-                         f"({ent.name}): linked as any relation")
-            patterns.append(f"{target}--{const}")
+            patterns += _join_to_target(schema, target_type, target, ent, const, i, qwords,
+                                        notes)
     conditions = _conditions(question, target_type, catalog)
     if not patterns:
         patterns = [target]
@@ -186,3 +152,49 @@ def formalize(store: Store, question: str, schema: SkbSchema,
     cypher += "\nRETURN y"
     confidence = sum(e.confidence for e in entities) / len(entities) if entities else 0.0
     return OfflineFormalization(target_type, cypher, entities, notes, confidence)
+
+
+def _qualifiers(store: Store, entities: list[LinkedEntity]) -> dict[int, tuple[int, str, bool]]:
+    """An entity adjacent to another linked entity qualifies that entity, not the answer:
+    entity number → (the one it qualifies, the edge type, stored in mention order)."""
+    qualifies: dict[int, tuple[int, str, bool]] = {}
+    if len(entities) < 2:
+        return qualifies
+    index = {e.node_id: i for i, e in enumerate(entities, 1)}
+    for src, etype, dst in store.run("offline/entity_edges.sql", {"ids": list(index)}):
+        a, b = index[int(src)], index[int(dst)]
+        if a == b:
+            continue
+        # The later mention qualifies the earlier one ("X in the Y module").
+        first, second = min(a, b), max(a, b)
+        if second not in qualifies:
+            qualifies[second] = (first, etype, a == first)
+    return qualifies
+
+
+def _join_to_target(schema: SkbSchema, target_type: str | None, target: str,
+                    ent: LinkedEntity, const: str, i: int, qwords: set[str],
+                    notes: list[str]) -> list[str]:
+    """The patterns that join entity ``i`` to the target: one hop, else two (the edge
+    types whose labels the question's words name best), else any relation."""
+    if target_type is None:
+        return [f"{target}--{const}"]
+    direct = _edge_choices(schema, target_type, ent.node_type)
+    if direct:
+        edge, forward = max(direct, key=lambda c: _label_overlap(
+            schema.edge_types[c[0]].label, qwords))
+        return [_pattern(schema, edge, forward, target, const)]
+    two_hop = [
+        (mid, e1, f1, e2, f2)
+        for mid in schema.node_types
+        for e1, f1 in _edge_choices(schema, target_type, mid)
+        for e2, f2 in _edge_choices(schema, mid, ent.node_type)
+    ]
+    if two_hop:
+        mid, e1, f1, e2, f2 = max(two_hop, key=lambda c: _label_overlap(
+            schema.edge_types[c[1]].label + " " + schema.edge_types[c[3]].label, qwords))
+        m = f"(m{i}:{_label(schema.node_types[mid].label)})"
+        return [_pattern(schema, e1, f1, target, m), _pattern(schema, e2, f2, m, const)]
+    notes.append(f"no schema path between {target_type} and {ent.node_type} "
+                 f"({ent.name}): linked as any relation")
+    return [f"{target}--{const}"]

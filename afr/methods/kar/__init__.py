@@ -3,12 +3,10 @@ question's entities, then dense retrieval (``afr.methods.kar.run``)."""
 
 from __future__ import annotations
 
-from afr.methods.base import Question, Retrieved, Session, Turn
+from afr.methods.base import Question, Retrieved, Session, Turn, answer_target
 from afr.methods.kar.parse import document_structures
 from afr.methods.kar.run import KarTrace, run_kar
 from afr.retrieval.candidate import Strands
-from afr.retrieval.linking import guess_target_type
-from afr.retrieval.lists import answer_types
 
 __all__ = ["KarRetriever", "KarTrace"]
 
@@ -19,13 +17,10 @@ class KarRetriever:
 
     def retrieve(self, question: Question, turn: Turn) -> Retrieved:
         s = self.session
-        target = question.target_type or guess_target_type(question.text, s.schema)
-        types = answer_types(target, s.schema)
+        target, types = answer_target(s, question)
         structures = s.once("kar_structures", lambda: document_structures(s.store, s.schema)) \
             if turn.llm is not None else None
-        run = run_kar(s.store, s.schema, s.embedder, question.text, types, s.settings.ask.k,
-                      llm=turn.llm, structures=structures, settings=s.settings.kar,
-                      timer=turn.timer, prompts_dir=s.settings.prompts.dir)
+        run = run_kar(s, question.text, types, turn, structures)
         candidates = tuple(run.candidates)
         notes = tuple(f.note for f in run.fallbacks) + tuple(run.warnings)
         return Retrieved(candidates, target, Strands(vss=tuple(run.base), final=candidates),

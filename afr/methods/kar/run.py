@@ -20,10 +20,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from afr.embed import Embedder
 from afr.errors import LLMError
 from afr.llm import LLMUnavailableError
 from afr.llm.fallback import Fallback
+from afr.methods.base import Session, Turn
 from afr.methods.kar.expand import (
     expand_with_llm,
     expanded_query,
@@ -44,8 +47,6 @@ from afr.methods.kar.graph import (
 from afr.methods.kar.parse import DocumentStructure, ParsedEntity, ask_entities
 from afr.retrieval.candidate import Candidate
 from afr.retrieval.linking import named_entities
-from afr.retrieval.timing import Timer
-from afr.settings import KarSettings
 from afr.store.base import Store
 from afr.store.skb import SkbSchema
 from afr.vectors.documents import build_documents
@@ -83,33 +84,67 @@ class KarTrace:
         }
 
 
-def run_kar(store: Store, schema: SkbSchema, embedder: Embedder, question: str,
-            types: Sequence[str], k: int, *, llm: Any,
-            structures: list[DocumentStructure] | None, settings: KarSettings,
-            timer: Timer, prompts_dir: str | None = None) -> KarTrace:
-    """K1–K7 for one question; ``llm`` None runs offline. ``types``: the answer types
-    searched by the question's own link (K2) and the final retrieval (K7)."""
-    run = KarTrace([], "offline" if llm is None else "llm")
-    parsed: list[ParsedEntity] | None = None
-    llm_down = False
-    if llm is not None:
-        try:
-            with timer.step("kar_1_parse"):
-                parsed, _ = ask_entities(llm, question, structures or [], schema,
-                                         prompts_dir=prompts_dir)
-        except LLMError as exc:
-            timer.timings["kar_1_llm_failed"] = timer.timings.pop("kar_1_parse", 0.0)
-            llm_down = isinstance(exc, LLMUnavailableError)
-            run.fallbacks.append(Fallback.of(
-                exc, "KAR entity parsing",
-                "using offline entity linking" + (" and the graph-PRF expansion"
-                                                  if llm_down else "")))
+def run_kar(session: Session, question: str, types: Sequence[str], turn: Turn,
+            structures: list[DocumentStructure] | None) -> KarTrace:
+    """K1–K7 for one question; without an LLM (``turn.llm`` None) it runs offline.
+    ``types``: the answer types searched by the question's own link (K2) and the final
+    retrieval (K7)."""
+    run = KarTrace([], "offline" if turn.llm is None else "llm")
+    parsed, llm_down = _parse(session, question, turn, structures or [], run)
+    qvec = query_vector(session.store, session.embedder, question)
+    names, documents = _neighbourhood(session, question, qvec, types, parsed, turn, run)
+    if turn.llm is not None and not llm_down:
+        _expand_with_llm(session, question, turn, structures or [], names, documents, run)
+    if run.expansion_source != "llm":
+        with turn.timer.step("kar_6_graph_prf"):
+            text = graph_prf([(plain_relation(t, names, session.schema),
+                               documents.get(t.tail, "")) for t in run.triples],
+                             session.settings.kar.prf_chars)
+        run.expansions = [text] if text else []
+        run.expansion_source = "graph_prf" if text else "none"
+    run.expanded_query = expanded_query(question, run.expansions)
+    with turn.timer.step("kar_7_vss"):
+        expanded = query_vector(session.store, session.embedder, run.expanded_query)
+        found = search(session.store, "doc_rel", expanded, session.settings.ask.k,
+                       types=list(types) or None)
+    run.candidates = [Candidate(n, "kar", None, s, _provenance(n, run)) for n, s in found]
+    return run
 
-    qvec = query_vector(store, embedder, question)
+
+def _parse(session: Session, question: str, turn: Turn,
+           structures: list[DocumentStructure], run: KarTrace
+           ) -> tuple[list[ParsedEntity] | None, bool]:
+    """K1: the entities the LLM reads in the question (None offline, or when it fails),
+    and whether the LLM is down (then K6 goes without it too)."""
+    if turn.llm is None:
+        return None, False
+    try:
+        with turn.timer.step("kar_1_parse"):
+            parsed, _ = ask_entities(turn.llm, question, structures, session.schema,
+                                     prompts_dir=session.settings.prompts.dir)
+        return parsed, False
+    except LLMError as exc:
+        timings = turn.timer.timings
+        timings["kar_1_llm_failed"] = timings.pop("kar_1_parse", 0.0)
+        llm_down = isinstance(exc, LLMUnavailableError)
+        run.fallbacks.append(Fallback.of(
+            exc, "KAR entity parsing",
+            "using offline entity linking" + (" and the graph-PRF expansion"
+                                              if llm_down else "")))
+        return None, llm_down
+
+
+def _neighbourhood(session: Session, question: str, qvec: np.ndarray, types: Sequence[str],
+                   parsed: list[ParsedEntity] | None, turn: Turn, run: KarTrace
+                   ) -> tuple[dict[int, str], dict[int, str]]:
+    """K2–K5: link the entities, walk their neighbourhoods, keep the closest neighbours
+    and render the paths to them as triples; (the names, the end documents) of them."""
+    store, settings, timer = session.store, session.settings.kar, turn.timer
     with timer.step("kar_2_link"):
-        run.base = link_question(store, qvec, types, max(k, settings.m_q))
-        run.entities = _link(store, schema, embedder, question, run.base[:settings.m_q],
-                             parsed)
+        run.base = link_question(store, qvec, types, max(session.settings.ask.k,
+                                                         settings.m_q))
+        run.entities = _link(store, session.schema, session.embedder, question,
+                             run.base[:settings.m_q], parsed)
     starts = [e.node_id for e in run.entities if e.node_id is not None]
     with timer.step("kar_3_4_neighbours"):
         hoods = neighbourhoods(store, starts, hops=settings.hops,
@@ -126,35 +161,29 @@ def run_kar(store: Store, schema: SkbSchema, embedder: Embedder, question: str,
         run.triples = connect(store, kept)
         names, documents = _names_and_documents(store, run.triples, settings.doc_chars)
         for t in run.triples:
-            t.rendered = render_triple(t, names, schema)
+            t.rendered = render_triple(t, names, session.schema)
+    return names, documents
 
-    if llm is not None and not llm_down:
-        context = fit_context({n: (names.get(n, str(n)), d) for n, d in documents.items()},
-                              [(t.rendered, (t.head, t.tail)) for t in run.triples])
-        try:
-            with timer.step("kar_6_expand"):
-                run.expansions = expand_with_llm(
-                    llm, question, structures or [], context, n=settings.n,
-                    temperature=settings.temperature, prompts_dir=prompts_dir)
-            run.expansion_source = "llm"
-        except LLMError as exc:
-            timer.timings["kar_6_llm_failed"] = timer.timings.pop("kar_6_expand", 0.0)
-            run.fallbacks.append(Fallback.of(exc, "KAR expansion",
-                                             "using the graph-PRF expansion"))
-    if run.expansion_source != "llm":
-        with timer.step("kar_6_graph_prf"):
-            text = graph_prf([(plain_relation(t, names, schema), documents.get(t.tail, ""))
-                              for t in run.triples], settings.prf_chars)
-        run.expansions = [text] if text else []
-        run.expansion_source = "graph_prf" if text else "none"
 
-    run.expanded_query = expanded_query(question, run.expansions)
-    with timer.step("kar_7_vss"):
-        expanded = query_vector(store, embedder, run.expanded_query)
-        found = search(store, "doc_rel", expanded, k, types=list(types) or None)
-    run.candidates = [Candidate(n, "kar", None, s, _provenance(n, run))
-                      for n, s in found]
-    return run
+def _expand_with_llm(session: Session, question: str, turn: Turn,
+                     structures: list[DocumentStructure], names: dict[int, str],
+                     documents: dict[int, str], run: KarTrace) -> None:
+    """K6 with the LLM: n expansions from the kept triples and documents (a failure
+    leaves the graph-PRF expansion to ``run_kar``)."""
+    settings = session.settings.kar
+    context = fit_context({n: (names.get(n, str(n)), d) for n, d in documents.items()},
+                          [(t.rendered, (t.head, t.tail)) for t in run.triples])
+    try:
+        with turn.timer.step("kar_6_expand"):
+            run.expansions = expand_with_llm(
+                turn.llm, question, structures, context, n=settings.n,
+                temperature=settings.temperature, prompts_dir=session.settings.prompts.dir)
+        run.expansion_source = "llm"
+    except LLMError as exc:
+        timings = turn.timer.timings
+        timings["kar_6_llm_failed"] = timings.pop("kar_6_expand", 0.0)
+        run.fallbacks.append(Fallback.of(exc, "KAR expansion",
+                                         "using the graph-PRF expansion"))
 
 
 def _link(store: Store, schema: SkbSchema, embedder: Embedder, question: str,

@@ -4,10 +4,9 @@ Cypher and no grounding (``afr.retrieval.lists``)."""
 
 from __future__ import annotations
 
-from afr.methods.base import Question, Retrieved, Session, Turn
+from afr.methods.base import Question, Retrieved, Session, Turn, answer_target
 from afr.retrieval.candidate import Strands
-from afr.retrieval.linking import guess_target_type
-from afr.retrieval.lists import answer_types, plain_list
+from afr.retrieval.lists import plain_list
 from afr.vectors.search import query_vector
 
 __all__ = ["PlainRetriever"]
@@ -20,11 +19,10 @@ class PlainRetriever:
 
     def retrieve(self, question: Question, turn: Turn) -> Retrieved:
         s = self.session
-        target = question.target_type or guess_target_type(question.text, s.schema)
+        target, types = answer_target(s, question)
         qvec = query_vector(s.store, s.embedder, question.text)
         with turn.timer.step("7_" + self.method):
-            found = tuple(plain_list(s.store, qvec, question.text,
-                                     answer_types(target, s.schema), s.settings.ask.k,
+            found = tuple(plain_list(s.store, qvec, question.text, types, s.settings.ask.k,
                                      self.method, s.settings.ranking, s.settings.bm25))
         vss = tuple((c.node_id, c.vss_score or 0.0) for c in found) \
             if self.method == "vss" else ()

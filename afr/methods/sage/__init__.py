@@ -8,11 +8,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from afr.methods.base import Question, Retrieved, Session, Turn
+from afr.methods.base import Question, Retrieved, Session, Turn, answer_target
 from afr.methods.sage.expand import SageTrace, expand_list
 from afr.retrieval.candidate import Candidate
-from afr.retrieval.linking import guess_target_type
-from afr.retrieval.lists import answer_types, plain_list
+from afr.retrieval.lists import plain_list
 from afr.vectors.search import query_vector
 
 __all__ = ["SageRetriever", "SageTrace", "expand"]
@@ -24,8 +23,7 @@ class SageRetriever:
 
     def retrieve(self, question: Question, turn: Turn) -> Retrieved:
         s = self.session
-        target = question.target_type or guess_target_type(question.text, s.schema)
-        types = answer_types(target, s.schema)
+        target, types = answer_target(s, question)
         qvec = query_vector(s.store, s.embedder, question.text)
         with turn.timer.step("7_hybrid"):
             seeds = plain_list(s.store, qvec, question.text, types, s.settings.ask.k,
