@@ -173,6 +173,17 @@ def _what(doc: str) -> str:
     return re.sub(r"^\[[\w.]+\]\s*", "", text)
 
 
+def _step_flag(path: str) -> str:
+    """The option that sets one LLM step's model or effort (``--effort rerank=LEVEL``)."""
+    from .options import STEP_EFFORT, STEP_MODEL
+
+    parts = path.split(".")
+    if parts[:2] != ["llm", "steps"]:
+        return ""
+    flag, metavar = (STEP_MODEL, "MODEL") if parts[-1] == "model" else (STEP_EFFORT, "LEVEL")
+    return f"`{flag} {parts[2]}={metavar}`"
+
+
 def render_settings() -> str:
     """Every setting: its path (the settings file's table and key), default, command-line
     flag, environment variables and help."""
@@ -181,7 +192,8 @@ def render_settings() -> str:
         rows.append(f"| **[{table}]** | | | | {_escape(what)} |")
         for s in found:
             k = s.knob
-            flags = " ".join(f"`{f}`" for f in (k.short, k.flag, k.off_flag) if f)
+            flags = " ".join(f"`{f}`" for f in (k.short, k.flag, k.off_flag) if f) \
+                or _step_flag(s.path)
             env = " ".join(f"`{e}`" for e in k.env)
             notes = []
             if s.choices:
