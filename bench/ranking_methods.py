@@ -27,7 +27,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("runs", nargs="+")
     ap.add_argument("--limit", type=int)
-    ap.add_argument("--config", help="a settings file with a [ranking] table")
+    ap.add_argument("--config", help="a settings file (its [ranking] and [bm25] tables apply)")
     ap.add_argument("--methods", default="", help="other methods, comma-separated")
     args = ap.parse_args()
     afr = str(Path(sys.executable).with_name("afr"))

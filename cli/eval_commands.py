@@ -31,7 +31,8 @@ def eval() -> None:  # noqa: A001 - the command is called eval
     """Evaluate retrieval on a question set: hit@1/5/10/20, recall@20 and MRR (STaRK's
     definitions), the paper's ablations (steps 1+7, 1–5, 1–6, 1–7, 1–8) from one ask per
     question, sweeps, per-step latency and LLM cost. Results live in the store
-    (eval_runs, eval_results, eval_variants).
+    (eval_runs, eval_results, eval_variants). `afr eval SOURCE …` means `afr eval run
+    SOURCE …`.
 
     \b
     Examples:

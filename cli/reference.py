@@ -119,12 +119,9 @@ def render_reference() -> str:
 
 
 def _default(setting) -> str:
-    """A setting's default as the settings file writes it (TOML), or as its help shows it.
-    Read off a default tree, not the field: a section's default may set its own values
-    (``llm.steps.rerank.effort`` is "low", the field's default "medium")."""
-    from afr.settings import Settings, value_at
-
-    value = value_at(Settings(), setting.path)
+    """A setting's default as the settings file writes it (TOML), or as its help shows
+    it."""
+    value = setting.default
     if setting.knob.shown:
         return setting.knob.shown
     if value is None:

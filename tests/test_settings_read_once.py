@@ -8,8 +8,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS = ROOT / "afr" / "settings"
-# The entry points that resolve settings: the command line and the Python API's root.
-ENTRY_POINTS = (ROOT / "cli", ROOT / "afr" / "__init__.py")
+# The entry points that resolve settings: the command line, and the Python API's root and
+# its one-shot ``afr.ask`` (afr/pipeline/ask.py).
+ENTRY_POINTS = (ROOT / "cli", ROOT / "afr" / "__init__.py", ROOT / "afr" / "pipeline" / "ask.py")
 RESOLVERS = {"resolve_settings", "config_path", "read_file", "debug_enabled"}
 
 

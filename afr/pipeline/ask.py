@@ -21,7 +21,7 @@ from afr.methods.registry import make_retriever
 from afr.pipeline.finish import finish
 from afr.pipeline.result import AskResult
 from afr.retrieval.filters import AttributeCatalog
-from afr.settings import Settings, with_values
+from afr.settings import Settings, resolve_settings, with_values
 from afr.store.base import VECTOR_VARIANTS, Store
 from afr.text import clean_text
 from afr.vectors.exact import use_exact_search
@@ -113,5 +113,7 @@ def explain_cypher(store: Store, settings: Settings, text: str, graph: QueryGrap
 
 
 def ask(store: Store, question: str, settings: Settings | None = None) -> AskResult:
-    """One question, end to end (see ``Pipeline`` for many)."""
-    return Pipeline(store, settings).ask(question)
+    """One question, end to end (see ``Pipeline`` for many): ``afr.ask``, an entry point
+    of the Python API. Without ``settings`` it resolves them as the command line does
+    (environment, settings file, defaults)."""
+    return Pipeline(store, settings or resolve_settings().settings).ask(question)

@@ -76,20 +76,27 @@ def _leaf_type(annotation: Any) -> tuple[type, bool, tuple[str, ...] | None]:
 
 
 @cache
-def leaves(tree: type, prefix: str = "") -> tuple[Setting, ...]:
-    """Every setting under the dataclass ``tree``, depth first, in field order."""
+def leaves(tree: type) -> tuple[Setting, ...]:
+    """Every setting under the dataclass ``tree``, depth first, in field order; each
+    default read off a default tree (a section may set its own: the rerank step's
+    effort is "low", the field's "medium")."""
+    return tuple(_leaves(tree, tree(), ""))
+
+
+def _leaves(tree: type, defaults: Any, prefix: str) -> list[Setting]:
     out: list[Setting] = []
     hints = typing.get_type_hints(tree)
     for f in dataclasses.fields(tree):
         path = f"{prefix}{f.name}"
         annotation = hints[f.name]
+        default = getattr(defaults, f.name)
         if dataclasses.is_dataclass(annotation):
-            out += leaves(annotation, path + ".")
+            out += _leaves(annotation, default, path + ".")
             continue
         kind, optional, choices = _leaf_type(annotation)
-        out.append(Setting(path, f.name, f.default, kind, optional, choices,
+        out.append(Setting(path, f.name, default, kind, optional, choices,
                            f.metadata["knob"]))
-    return tuple(out)
+    return out
 
 
 def by_path(tree: type) -> dict[str, Setting]:

@@ -1,6 +1,6 @@
 """Resolving the settings tree: flags > environment > settings file > defaults.
 
-``resolve_settings`` is called once, where a command starts (the CLI, ``afr.pipeline``, a bench
+``resolve_settings`` is called once, where a command starts (the CLI, ``afr.ask``, a bench
 script), and its ``Settings`` are passed down: nothing below reads the environment or the
 file. Every value keeps where it came from (``Resolved.sources``), which ``afr config``
 prints. A stored run's settings beat all four (``with_stored``): a resumed evaluation asks

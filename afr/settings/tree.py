@@ -41,8 +41,8 @@ class AskSettings:
         flag="--method")
     k: int = knob(20, "Answers handed to the reranker (and returned).", short="-k",
                   minimum=1, maximum=10000)
-    log: bool = knob(True, "Write the asks to the run-log tables (runs, run_answers).",
-                     flag="--no-log", flag_value=False)
+    log: bool = knob(True, "Write every ask to the run-log tables (runs, run_answers); "
+                     "--no-log: do not.", flag="--no-log", flag_value=False)
 
 
 @dataclass(frozen=True)
