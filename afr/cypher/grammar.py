@@ -322,15 +322,8 @@ class _Parser:
     def pattern(self, text: str) -> None:
         """One comma-free pattern: a chain of nodes and relationships."""
         m = _PATH_VAR.match(text)
-        pos = m.end() if m else 0
+        pos = _skip_space(text, m.end() if m else 0)
         n = len(text)
-
-        def skip(p: int) -> int:
-            while p < n and text[p].isspace():
-                p += 1
-            return p
-
-        pos = skip(pos)
         if pos >= n or text[pos] != "(":
             self.drop(text, "a pattern must start with a node '(…)'")
             return
@@ -339,34 +332,13 @@ class _Parser:
             self.drop(text[pos:], "node pattern not closed")
             return
         left = self.node(text[pos + 1:end])
-        pos = end + 1
-        while True:
-            pos = skip(pos)
-            if pos >= n:
-                return
+        pos = _skip_space(text, end + 1)
+        while pos < n:
             rel_start = pos
-            back = text[pos] == "<"
-            if back:
-                pos = skip(pos + 1)
-            if pos >= n or text[pos] != "-":
-                self.drop(text[rel_start:], "unexpected text in a pattern")
+            arrow = self.arrow(text, rel_start)
+            if arrow is None:
                 return
-            pos = skip(pos + 1)
-            inner = None
-            if pos < n and text[pos] == "[":
-                close = close_of(text, pos)
-                if close < 0:
-                    self.drop(text[rel_start:], "relationship not closed")
-                    return
-                inner = text[pos + 1:close]
-                pos = skip(close + 1)
-                if pos < n and text[pos] == "-":
-                    pos = skip(pos + 1)
-            elif pos < n and text[pos] == "-":  # -- / --> / <--
-                pos = skip(pos + 1)
-            forward = pos < n and text[pos] == ">"
-            if forward:
-                pos = skip(pos + 1)
+            back, inner, forward, pos = arrow
             if pos >= n or text[pos] != "(":
                 self.drop(text[rel_start:], "a relationship must lead to a node '(…)'")
                 return
@@ -385,7 +357,37 @@ class _Parser:
             else:
                 self.graph.triplets.append(Triplet(left, edge, right, forward, lo, hi))
             left = right
-            pos = end + 1
+            pos = _skip_space(text, end + 1)
+
+    def arrow(self, text: str, start: int) -> tuple[bool, str | None, bool, int] | None:
+        """The relationship at ``start``, ``<-[…]->`` or a shorter form: whether it points
+        back, what its brackets hold (None: it has none), whether it points forward, and
+        where the text after it starts; None (dropped) when it is not one."""
+        n = len(text)
+        pos = start
+        back = text[pos] == "<"
+        if back:
+            pos = _skip_space(text, pos + 1)
+        if pos >= n or text[pos] != "-":
+            self.drop(text[start:], "unexpected text in a pattern")
+            return None
+        pos = _skip_space(text, pos + 1)
+        inner = None
+        if pos < n and text[pos] == "[":
+            close = close_of(text, pos)
+            if close < 0:
+                self.drop(text[start:], "relationship not closed")
+                return None
+            inner = text[pos + 1:close]
+            pos = _skip_space(text, close + 1)
+            if pos < n and text[pos] == "-":
+                pos = _skip_space(text, pos + 1)
+        elif pos < n and text[pos] == "-":  # -- / --> / <--
+            pos = _skip_space(text, pos + 1)
+        forward = pos < n and text[pos] == ">"
+        if forward:
+            pos = _skip_space(text, pos + 1)
+        return back, inner, forward, pos
 
     # -- WHERE -------------------------------------------------------------------------
 
@@ -628,6 +630,13 @@ class _Parser:
         pick = (variables or list(self.graph.symbols))[-1]
         self.graph.dropped.append(Dropped("RETURN", f"no usable RETURN: target set to {pick}"))
         self.graph.target = pick
+
+
+def _skip_space(text: str, pos: int) -> int:
+    """The first position from ``pos`` on that is not whitespace (``len(text)``: none)."""
+    while pos < len(text) and text[pos].isspace():
+        pos += 1
+    return pos
 
 
 def _small_int(digits: str | None) -> int | None:

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 _MASK = re.compile(r"\x00([SB])(\d++)\x00")
 _OPEN, _CLOSE = "([{", ")]}"
+# What opens a string literal (typographic quotes too) or a backticked name.
+_QUOTES = "'\"`\u201c"
 
 
 @dataclass
@@ -58,66 +60,67 @@ def mask(text: str) -> Masked:
         if ch == "/" and text.startswith(("//", "/*"), i):
             # Comments go in the same scan as strings: "// the drug's targets" must not
             # open a string literal, and "//" inside a string is not a comment.
-            if text[i + 1] == "/":
-                end = text.find("\n", i)
-                i = n if end < 0 else end
-            else:
-                end = text.find("*/", i + 2)
-                out.append(" ")
-                i = n if end < 0 else end + 2
+            i, blank = _past_comment(text, i)
+            out.append(blank)
             continue
-        if ch == "\u201c" and "\u201c" not in dead:
-            # “typographic quotes” (text pasted through a word processor): no escapes
-            end = text.find("\u201d", i + 1)
-            if end < 0:
-                dead.add(ch)
-                out.append(ch)
-                i += 1
+        if ch in _QUOTES and ch not in dead:
+            literal = _literal(text, i)
+            if literal is not None:
+                value, close = literal
+                pool = masked.names if ch == "`" else masked.strings
+                pool.append(value)
+                out.append(f"\x00{'B' if ch == '`' else 'S'}{len(pool) - 1}\x00")
+                i = close + 1
                 continue
-            masked.strings.append(text[i + 1:end])
-            out.append(f"\x00S{len(masked.strings) - 1}\x00")
-            i = end + 1
-            continue
-        if ch in "'\"`" and ch not in dead:
-            quote, j, buf, closed = ch, i + 1, [], False
-            while j < n:
-                c = text[j]
-                if c == "\\" and quote != "`" and j + 1 < n:
-                    nxt = text[j + 1]
-                    buf.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
-                    j += 2
-                    continue
-                if c == quote:
-                    if j + 1 < n and text[j + 1] == quote:  # doubled quote inside
-                        buf.append(quote)
-                        j += 2
-                        continue
-                    if quote == "'" and _is_apostrophe(text, j):
-                        buf.append(c)
-                        j += 1
-                        continue
-                    closed = True
-                    break
-                buf.append(c)
-                j += 1
-            if not closed:
-                # Unterminated: an apostrophe in prose or a cut-off reply. The quote stays
-                # an ordinary character, and so does every later one of its kind (a rescan
-                # from each would make masking quadratic).
-                dead.add(ch)
-                out.append(ch)
-                i += 1
-                continue
-            value = "".join(buf)
-            pool = masked.names if quote == "`" else masked.strings
-            pool.append(value)
-            out.append(f"\x00{'B' if quote == '`' else 'S'}{len(pool) - 1}\x00")
-            i = j + 1
-            continue
+            # Unterminated: an apostrophe in prose or a cut-off reply. The quote stays an
+            # ordinary character, and so does every later one of its kind (a rescan from
+            # each would make masking quadratic).
+            dead.add(ch)
         out.append(ch)
         i += 1
     masked.text = "".join(out)
     return masked
+
+
+def _past_comment(text: str, start: int) -> tuple[int, str]:
+    """Where the ``//`` or ``/*`` comment at ``start`` ends, and what stands in for it:
+    nothing for a line comment (its newline stays), a space for a block comment."""
+    if text[start + 1] == "/":
+        end = text.find("\n", start)
+        return (len(text) if end < 0 else end), ""
+    end = text.find("*/", start + 2)
+    return (len(text) if end < 0 else end + 2), " "
+
+
+def _literal(text: str, start: int) -> tuple[str, int] | None:
+    """The value of the literal whose opening quote is at ``start``, and the index of its
+    closing quote; None when it is never closed."""
+    quote, j, n = text[start], start + 1, len(text)
+    if quote == "\u201c":
+        # “typographic quotes” (text pasted through a word processor): no escapes
+        end = text.find("\u201d", j)
+        return None if end < 0 else (text[j:end], end)
+    buf: list[str] = []
+    while j < n:
+        c = text[j]
+        if c == "\\" and quote != "`" and j + 1 < n:
+            nxt = text[j + 1]
+            buf.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
+            j += 2
+            continue
+        if c == quote:
+            if j + 1 < n and text[j + 1] == quote:  # doubled quote inside
+                buf.append(quote)
+                j += 2
+                continue
+            if quote == "'" and _is_apostrophe(text, j):
+                buf.append(c)
+                j += 1
+                continue
+            return "".join(buf), j
+        buf.append(c)
+        j += 1
+    return None
 
 
 # -- brackets --------------------------------------------------------------------------

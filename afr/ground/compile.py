@@ -50,6 +50,12 @@ def is_tree(symbols: list[str], triplets: list[GTriplet]) -> bool:
     return len(triplets) == len(symbols) - 1 and all(t.head != t.tail for t in triplets)
 
 
+# A symbol's neighbour in the tree: (symbol, triplet, whether it is the triplet's tail).
+_Child = tuple[str, GTriplet, bool]
+# An unconstrained leaf: (its node type, None: any; triplet, whether it is the tail).
+_Leaf = tuple[str | None, GTriplet, bool]
+
+
 class _Builder:
     def __init__(self, query: GroundingQuery, schema_directed: EdgeDirections | bool,
                  l_max: int, adjacency: bool = False,
@@ -141,6 +147,25 @@ class _Builder:
         Children with sets of their own are joined first; children that are unconstrained
         leaves ("has some neighbour of type T") are then checked only for the nodes that
         survived, instead of for every edge of their type."""
+        children = self.children(var, parent_triplet, triplets)
+        dom = self.domain(var)
+        base = self.base_set(dom, has_children=bool(children))
+        if base and not children:
+            return base
+        var_type = self.q.symbols[var].node_type
+        constrained, leaves = self.sort_children(children, triplets)
+        current = self.join_children(base, constrained, triplets, var_type, dom["type"])
+        if current is not None and any(t.max_hops == 1 for _, t, _ in leaves):
+            current = self.check_neighbours(
+                current, [leaf for leaf in leaves if leaf[1].max_hops == 1], var_type)
+            leaves = [leaf for leaf in leaves if leaf[1].max_hops > 1]
+        if not leaves:
+            return current  # type: ignore[return-value]
+        return self.join_leaves(current, leaves, var_type, dom["type"])
+
+    def children(self, var: str, parent_triplet: GTriplet | None,
+                 triplets: list[GTriplet]) -> list[_Child]:
+        """The symbols one triplet away from ``var``, its parent's triplet excepted."""
         children = []
         for t in triplets:
             if t is parent_triplet:
@@ -149,21 +174,27 @@ class _Builder:
                 children.append((t.tail, t, True))
             elif t.tail == var:
                 children.append((t.head, t, False))
-        dom = self.domain(var)
+        return children
+
+    def base_set(self, dom: dict[str, Any], *, has_children: bool) -> str | None:
+        """The set the symbol's own domain allows, filtered by its type, when that domain
+        is finite or nothing else bounds the symbol; None when its children will."""
         finite = dom["kind"] in ("const", "allowed")
-        base = None
-        if finite or not children:
-            base = self.name("d")
-            self.ctes.append({"name": base, **dom})
-            if finite and dom["type"]:
-                typed = self.name("d")
-                self.ctes.append({"name": typed, "kind": "combine", "base": None,
-                                  "parts": [base], "joins": [], "levels": ["b.lvl"],
-                                  "type": dom["type"]})
-                base = typed
-        if base and not children:
-            return base
-        var_type = self.q.symbols[var].node_type
+        if not finite and has_children:
+            return None
+        base = self.name("d")
+        self.ctes.append({"name": base, **dom})
+        if finite and dom["type"]:
+            typed = self.name("d")
+            self.ctes.append({"name": typed, "kind": "combine", "base": None,
+                              "parts": [base], "joins": [], "levels": ["b.lvl"],
+                              "type": dom["type"]})
+            base = typed
+        return base
+
+    def sort_children(self, children: list[_Child], triplets: list[GTriplet]
+                     ) -> tuple[list[_Child], list[_Leaf]]:
+        """The children with sets of their own, and the unconstrained leaves."""
         constrained, leaves = [], []
         for child, t, child_is_tail in children:
             child_sym = self.q.symbols[child]
@@ -173,6 +204,13 @@ class _Builder:
                 leaves.append((child_sym.node_type, t, child_is_tail))
             else:
                 constrained.append((child, t, child_is_tail))
+        return constrained, leaves
+
+    def join_children(self, base: str | None, constrained: list[_Child],
+                      triplets: list[GTriplet], var_type: str | None,
+                      type_param: str | None) -> str | None:
+        """``base`` joined with the nodes each constrained child's subtree reaches; None
+        when there is neither."""
         parts = [self.reach(self.tree(child, t, triplets), None, t, child_is_tail,
                             restrict=base)
                  for child, t, child_is_tail in constrained]
@@ -181,27 +219,31 @@ class _Builder:
         typed = [t.max_hops == 1 and self.lands_on(t, self.ways(t, child_is_tail),
                                                    self.q.symbols[child].node_type, var_type)
                  for child, t, child_is_tail in constrained]
-        current = self.join(base, parts, dom["type"], typed) if (base or parts) else None
-        if current is not None and any(t.max_hops == 1 for _, t, _ in leaves):
-            # "Has some neighbour (of a type)" for the nodes that survived: EXISTS checks
-            # that stop at the first match, rather than listing every edge of a dense
-            # relation, grouping it, and joining it back. The neighbour's type is left
-            # unchecked when this symbol's type implies it.
-            checks = [{"source_type": None if self.lands_on(
-                           t, ways, var_type, leaf_type, backwards=True)
-                       else self.type_param(leaf_type),
-                       "ways": ways,
-                       "edge": self.param("e", t.edge_type) if t.edge_type else None}
-                      for leaf_type, t, child_is_tail in leaves if t.max_hops == 1
-                      for ways in [self.ways(t, child_is_tail)]]
-            name = self.name("x")
-            self.ctes.append({"name": name, "kind": "exists", "restrict": current,
-                              "checks": checks, "adjacency": self.adjacency,
-                              "presence": self.presence})
-            current = name
-            leaves = [leaf for leaf in leaves if leaf[1].max_hops > 1]
-        if not leaves:
-            return current  # type: ignore[return-value]
+        return self.join(base, parts, type_param, typed) if (base or parts) else None
+
+    def check_neighbours(self, current: str, leaves: list[_Leaf],
+                         var_type: str | None) -> str:
+        """``current`` narrowed to the nodes with a neighbour for each single-hop leaf.
+
+        EXISTS checks that stop at the first match, rather than listing every edge of a
+        dense relation, grouping it, and joining it back. The neighbour's type is left
+        unchecked when this symbol's type implies it."""
+        checks = [{"source_type": None if self.lands_on(
+                       t, ways, var_type, leaf_type, backwards=True)
+                   else self.type_param(leaf_type),
+                   "ways": ways,
+                   "edge": self.param("e", t.edge_type) if t.edge_type else None}
+                  for leaf_type, t, child_is_tail in leaves
+                  for ways in [self.ways(t, child_is_tail)]]
+        name = self.name("x")
+        self.ctes.append({"name": name, "kind": "exists", "restrict": current,
+                          "checks": checks, "adjacency": self.adjacency,
+                          "presence": self.presence})
+        return name
+
+    def join_leaves(self, current: str | None, leaves: list[_Leaf], var_type: str | None,
+                    type_param: str | None) -> str:
+        """``current`` (None: no set yet) joined with the nodes each leaf's walk reaches."""
         leaf_parts, leaf_typed = [], []
         for leaf_type, t, child_is_tail in leaves:
             ways = self.ways(t, child_is_tail)
@@ -210,7 +252,7 @@ class _Builder:
                 else self.type_param(leaf_type)
             leaf_parts.append(self.reach(None, source_type, t, child_is_tail))
             leaf_typed.append(t.max_hops == 1 and self.lands_on(t, ways, leaf_type, var_type))
-        return self.join(current, leaf_parts, dom["type"], leaf_typed)
+        return self.join(current, leaf_parts, type_param, leaf_typed)
 
     def type_param(self, node_type: str | None) -> str | None:
         return self.param("t", node_type) if node_type else None

@@ -203,94 +203,124 @@ class LLMClient:
 
     def _call_with_retries(self, request: dict[str, Any],
                            budget: WaitBudget | None = None) -> LLMReply:
+        """Send ``request`` until a try succeeds: a 400 about ``reasoning_effort`` goes again
+        at once without it; other failures wait and retry, ``max_retries`` times at most,
+        unless another try cannot help."""
         o = self._openai
         attempt = 0
         while True:
             attempt += 1
-            timeout = self.config.timeout_s
-            if budget is not None:
-                if budget.left < self._least_call:
-                    raise _out_of_budget(budget.last_error or LLMError(
-                        f"{self.endpoint}: no time left"), budget, skipped=True) from None
-                timeout = min(timeout, budget.left)
+            timeout = self._timeout_within(budget)
             started = time.perf_counter()
             try:
                 return self._call_once(request, timeout)
-            except EmptyReplyError as exc:
-                error: LLMError = exc
-                delay = self._backoff(attempt)
             except o.BadRequestError as exc:
-                text = _message(exc)
-                if any(w in text.lower() for w in _CONTEXT_WORDS):
-                    raise ContextLengthError(f"{self.endpoint}: prompt too long for the "
-                                             f"model ({text})") from None
-                if "reasoning_effort" in request and "reasoning" in text.lower() \
-                        and not self._drop_effort:
-                    # Some servers reject the parameter: go on without it.
-                    self._drop_effort = True
-                    request = {k: v for k, v in request.items() if k != "reasoning_effort"}
-                    continue
-                raise LLMError(f"{self.endpoint} rejected the request: {text}") from None
-            except (o.AuthenticationError, o.PermissionDeniedError) as exc:
-                raise self._mark_down(LLMUnavailableError(
-                    f"{self.endpoint}: not authorised ({_message(exc)}); check "
-                    "AFR_LLM_API_KEY", kind=ACCESS)) from None
-            except o.NotFoundError as exc:
-                missing = LLMUnavailableError(
-                    f"{self.endpoint}: not found ({_message(exc)}); check the base URL and "
-                    f"the model name ({request['model']})", kind=ACCESS)
-                self._missing[request["model"]] = missing
-                raise missing from None
-            except o.RateLimitError as exc:
-                error = LLMError(f"{self.endpoint}: rate limited after {attempt} tries")
-                delay = _retry_after(exc) or self._backoff(attempt)
-            except o.APITimeoutError as exc:
-                if _connect_failure(exc):
-                    # Nothing answered the connection within the timeout: a retry would
-                    # only wait as long again.
-                    raise self._mark_down(LLMUnavailableError(
-                        f"cannot reach {self.endpoint}: no connection within "
-                        f"{timeout:.1f} s", kind=UNREACHABLE)) from None
-                error = LLMUnavailableError(
-                    f"{self.endpoint}: timed out after {attempt} tries ({timeout:.1f} s "
-                    "each at most)", kind=TIMEOUT)
-                delay = self._backoff(attempt)
-            except o.APIConnectionError as exc:
-                reason = _message(_root_cause(exc))
-                error = LLMUnavailableError(f"cannot reach {self.endpoint}: {reason}",
-                                            kind=UNREACHABLE)
-                if _connect_failure(exc):
-                    # Refused or no such host: one quick retry, then down for good.
-                    if attempt > min(1, self.config.max_retries):
-                        raise self._mark_down(error) from None
-                    delay = _QUICK_RETRY_S
-                else:
-                    delay = self._backoff(attempt)
-            except o.APIStatusError as exc:
-                error = LLMError(f"{self.endpoint} answered HTTP {exc.status_code}: "
-                                 f"{_message(exc)}")
-                if exc.status_code < 500:
-                    raise error from None
-                delay = self._backoff(attempt)
-            except o.OpenAIError as exc:
-                raise LLMError(f"{self.endpoint}: {_message(exc)}") from None
-            except (ValueError, TypeError, AttributeError, KeyError) as exc:
-                # A body that is not a chat completion (broken JSON, a proxy's HTML page
-                # with status 200, a cut-off stream): the SDK fails while reading it.
-                error = LLMError(f"{self.endpoint} answered something that is not a chat "
-                                 f"completion ({type(exc).__name__}: "
-                                 f"{_message(exc)[:120]})")
-                delay = self._backoff(attempt)
+                request = self._without_rejected_effort(request, exc)
+                continue
+            except (EmptyReplyError, o.OpenAIError, *_NOT_A_COMPLETION) as exc:
+                error, delay = self._failed_try(exc, request, attempt, timeout)
             if attempt > self.config.max_retries:
                 raise error from None
-            if budget is not None:
-                budget.spend(time.perf_counter() - started, error)
-                # Another try must fit the question's budget: the wait, and a call that
-                # has a real chance.
-                if budget.left - delay < self._least_call:
-                    raise _out_of_budget(error, budget) from None
-                budget.spend(delay)
-            self.sleep(delay)
+            self._wait_before_retry(delay, budget, started, error)
+
+    def _timeout_within(self, budget: WaitBudget | None) -> float:
+        """The timeout of the next try: the configured one, cut to what the question's
+        budget has left; raised at once when too little is left for a call worth making."""
+        timeout = self.config.timeout_s
+        if budget is not None:
+            if budget.left < self._least_call:
+                raise _out_of_budget(budget.last_error or LLMError(
+                    f"{self.endpoint}: no time left"), budget, skipped=True) from None
+            timeout = min(timeout, budget.left)
+        return timeout
+
+    def _without_rejected_effort(self, request: dict[str, Any],
+                                 exc: Exception) -> dict[str, Any]:
+        """The request to send again after a 400: the same without ``reasoning_effort``
+        when that is what the server rejected (once per client); any other 400 is raised."""
+        text = _message(exc)
+        if any(w in text.lower() for w in _CONTEXT_WORDS):
+            raise ContextLengthError(f"{self.endpoint}: prompt too long for the "
+                                     f"model ({text})") from None
+        if "reasoning_effort" in request and "reasoning" in text.lower() \
+                and not self._drop_effort:
+            # Some servers reject the parameter: go on without it.
+            self._drop_effort = True
+            return {k: v for k, v in request.items() if k != "reasoning_effort"}
+        raise LLMError(f"{self.endpoint} rejected the request: {text}") from None
+
+    def _failed_try(self, exc: Exception, request: dict[str, Any], attempt: int,
+                    timeout: float) -> tuple[LLMError, float]:
+        """The error of a failed try, to raise if no later try succeeds, and the wait
+        before the next; raised at once when another try cannot help."""
+        o = self._openai
+        if isinstance(exc, EmptyReplyError):
+            return exc, self._backoff(attempt)
+        if isinstance(exc, (o.AuthenticationError, o.PermissionDeniedError)):
+            raise self._mark_down(LLMUnavailableError(
+                f"{self.endpoint}: not authorised ({_message(exc)}); check "
+                "AFR_LLM_API_KEY", kind=ACCESS)) from None
+        if isinstance(exc, o.NotFoundError):
+            missing = LLMUnavailableError(
+                f"{self.endpoint}: not found ({_message(exc)}); check the base URL and "
+                f"the model name ({request['model']})", kind=ACCESS)
+            self._missing[request["model"]] = missing
+            raise missing from None
+        if isinstance(exc, o.RateLimitError):
+            error = LLMError(f"{self.endpoint}: rate limited after {attempt} tries")
+            return error, _retry_after(exc) or self._backoff(attempt)
+        if isinstance(exc, o.APIConnectionError):  # timeouts included
+            return self._connection_failure(exc, attempt, timeout)
+        if isinstance(exc, o.APIStatusError):
+            error = LLMError(f"{self.endpoint} answered HTTP {exc.status_code}: "
+                             f"{_message(exc)}")
+            if exc.status_code < 500:
+                raise error from None
+            return error, self._backoff(attempt)
+        if isinstance(exc, o.OpenAIError):
+            raise LLMError(f"{self.endpoint}: {_message(exc)}") from None
+        # A body that is not a chat completion (broken JSON, a proxy's HTML page with
+        # status 200, a cut-off stream): the SDK fails while reading it.
+        error = LLMError(f"{self.endpoint} answered something that is not a chat "
+                         f"completion ({type(exc).__name__}: {_message(exc)[:120]})")
+        return error, self._backoff(attempt)
+
+    def _connection_failure(self, exc: Exception, attempt: int,
+                            timeout: float) -> tuple[LLMError, float]:
+        """``_failed_try`` for a try that got no answer: a timeout or a lost connection."""
+        if isinstance(exc, self._openai.APITimeoutError):
+            if _connect_failure(exc):
+                # Nothing answered the connection within the timeout: a retry would
+                # only wait as long again.
+                raise self._mark_down(LLMUnavailableError(
+                    f"cannot reach {self.endpoint}: no connection within "
+                    f"{timeout:.1f} s", kind=UNREACHABLE)) from None
+            error = LLMUnavailableError(
+                f"{self.endpoint}: timed out after {attempt} tries ({timeout:.1f} s "
+                "each at most)", kind=TIMEOUT)
+            return error, self._backoff(attempt)
+        reason = _message(_root_cause(exc))
+        error = LLMUnavailableError(f"cannot reach {self.endpoint}: {reason}",
+                                    kind=UNREACHABLE)
+        if _connect_failure(exc):
+            # Refused or no such host: one quick retry, then down for good.
+            if attempt > min(1, self.config.max_retries):
+                raise self._mark_down(error) from None
+            return error, _QUICK_RETRY_S
+        return error, self._backoff(attempt)
+
+    def _wait_before_retry(self, delay: float, budget: WaitBudget | None, started: float,
+                           error: LLMError) -> None:
+        """Sleep ``delay`` before the next try, charging the failed try and the wait to the
+        question's budget; raised instead when the budget cannot pay for both."""
+        if budget is not None:
+            budget.spend(time.perf_counter() - started, error)
+            # Another try must fit the question's budget: the wait, and a call that
+            # has a real chance.
+            if budget.left - delay < self._least_call:
+                raise _out_of_budget(error, budget) from None
+            budget.spend(delay)
+        self.sleep(delay)
 
     @property
     def _least_call(self) -> float:
@@ -334,6 +364,8 @@ _QUICK_RETRY_S = 0.2
 # port is closed, the host unknown or unreachable. A dropped or reset connection is not
 # one of them: the server is there, and is retried as usual.
 _CONNECT_ERRORS = ("ConnectError", "ConnectTimeout")
+# What the SDK raises while reading a body that is not a chat completion.
+_NOT_A_COMPLETION = (ValueError, TypeError, AttributeError, KeyError)
 
 
 def _chain(exc: BaseException) -> list[BaseException]:

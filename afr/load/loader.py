@@ -76,6 +76,9 @@ def load_staged(
     source: str,
     progress: bool,
 ) -> LoadReport:
+    """Stage the input with ``stage`` and copy it into ``store`` with its catalogue, indexes
+    and metadata, in one transaction; a store that holds an SKB already is only replaced
+    when ``replace``."""
     started = time.perf_counter()
     store.init()
     existing = store.skb_name()
@@ -93,40 +96,12 @@ def load_staged(
                 result = stage(staging, phases)
                 phases.next("writing to the store")
                 store.ingest_staged(staging, replace=bool(existing))
-                counts = {(kind, t): int(n) for kind, t, n in staged_type_counts(staging)}
-                for t in schema.node_types.values():
-                    store.run("load/insert_node_type.sql", {
-                        "type": t.type, "label": t.label, "description": t.description,
-                        "is_candidate": t.is_candidate, "count": counts.get(("node", t.type), 0),
-                    })
-                for e in schema.edge_types.values():
-                    store.run("load/insert_edge_type.sql", {
-                        "type": e.type, "label": e.label, "description": e.description,
-                        "source_type": e.source_type, "target_type": e.target_type,
-                        "count": counts.get(("edge", e.type), 0),
-                        "directed": schema.edge_directed(e.type),
-                    })
-                # The attribute catalogue is computed in the staging database (DuckDB for
-                # both stores) and copied over: a few hundred rows at most.
-                for row in stage_attribute_catalog(staging):
-                    store.run("load/insert_attribute.sql", {
-                        "type": row[0], "path": row[1], "value_type": row[2], "node_count": row[3],
-                    })
+                _write_types(store, schema, staging)
+                _write_attributes(store, staging)
                 phases.next("building indexes")
                 store.run("load/indexes.sql")
                 build_name_index(store)
-                meta = {
-                    "skb_name": schema.name,
-                    "skb_description": schema.description,
-                    "skb_directed": "true" if schema.directed else "false",
-                    "skb_source": source,
-                    "skb_int_ids": "true" if result.int_ids else "false",
-                    "skb_loaded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-                    # which node types each edge type connects (afr.ground.compile)
-                    "skb_edge_pairs": json.dumps(staged_edge_pairs(staging)),
-                }
-                for key, value in meta.items():
-                    store.set_meta(key, value)
+                _write_meta(store, schema, staging, source=source, int_ids=result.int_ids)
         finally:  # also after a refused load: staging holds a copy of the input
             store.release_staging(staging)
     return LoadReport(
@@ -139,3 +114,48 @@ def load_staged(
         replaced=bool(existing),
         warnings=result.warnings,
     )
+
+
+def _write_types(store: Store, schema: SkbSchema, staging: duckdb.DuckDBPyConnection) -> None:
+    """The node and edge types, with how many of each the store now holds."""
+    counts = {(kind, t): int(n) for kind, t, n in staged_type_counts(staging)}
+    for t in schema.node_types.values():
+        store.run("load/insert_node_type.sql", {
+            "type": t.type, "label": t.label, "description": t.description,
+            "is_candidate": t.is_candidate, "count": counts.get(("node", t.type), 0),
+        })
+    for e in schema.edge_types.values():
+        store.run("load/insert_edge_type.sql", {
+            "type": e.type, "label": e.label, "description": e.description,
+            "source_type": e.source_type, "target_type": e.target_type,
+            "count": counts.get(("edge", e.type), 0),
+            "directed": schema.edge_directed(e.type),
+        })
+
+
+def _write_attributes(store: Store, staging: duckdb.DuckDBPyConnection) -> None:
+    """The attribute catalogue: each node type's attribute paths, their value types and
+    how many nodes have them."""
+    # Computed in the staging database (DuckDB for both stores) and copied over: a few
+    # hundred rows at most.
+    for row in stage_attribute_catalog(staging):
+        store.run("load/insert_attribute.sql", {
+            "type": row[0], "path": row[1], "value_type": row[2], "node_count": row[3],
+        })
+
+
+def _write_meta(store: Store, schema: SkbSchema, staging: duckdb.DuckDBPyConnection, *,
+                source: str, int_ids: bool) -> None:
+    """What the store says about the SKB it holds (``afr_meta``)."""
+    meta = {
+        "skb_name": schema.name,
+        "skb_description": schema.description,
+        "skb_directed": "true" if schema.directed else "false",
+        "skb_source": source,
+        "skb_int_ids": "true" if int_ids else "false",
+        "skb_loaded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        # which node types each edge type connects (afr.ground.compile)
+        "skb_edge_pairs": json.dumps(staged_edge_pairs(staging)),
+    }
+    for key, value in meta.items():
+        store.set_meta(key, value)

@@ -16,6 +16,22 @@ _TYPE_NAME = re.compile(r"^[^\x00-\x1f]{1,200}$")
 
 def parse_skb_json(data: Any, source: str = "skb.json") -> SkbSchema:
     """Validate the ``skb.json`` document and build the schema (LoadError when broken)."""
+    name, raw_nodes, raw_edges, candidates, directed = _top_level(data, source)
+    node_types = _node_types(raw_nodes, candidates, source)
+    edge_types = _edge_types(raw_edges, node_types, directed, source)
+    return SkbSchema(
+        name=name.strip(),
+        description=str(data.get("description") or ""),
+        directed=directed,
+        node_types=node_types,
+        edge_types=edge_types,
+    )
+
+
+def _top_level(data: Any, source: str
+               ) -> tuple[str, dict[str, Any], dict[str, Any], list[str] | None, bool]:
+    """The document's name, node types, edge types, candidate types (None: all) and
+    whether its edges are directed, each checked."""
     if not isinstance(data, dict):
         raise LoadError(f"{source}: expected a JSON object at the top level")
     name = data.get("name")
@@ -38,7 +54,12 @@ def parse_skb_json(data: Any, source: str = "skb.json") -> SkbSchema:
     directed = data.get("directed", False)
     if not isinstance(directed, bool):
         raise LoadError(f"{source}: 'directed' must be true or false")
+    return name, raw_nodes, raw_edges, candidates, directed
 
+
+def _node_types(raw_nodes: dict[str, Any], candidates: list[str] | None,
+                source: str) -> dict[str, NodeType]:
+    """The node types; all are candidates unless ``candidates`` names some."""
     node_types: dict[str, NodeType] = {}
     for tname, spec in raw_nodes.items():
         _check_name(tname, source, "node type")
@@ -49,6 +70,13 @@ def parse_skb_json(data: Any, source: str = "skb.json") -> SkbSchema:
             description=str(spec.get("description") or ""),
             is_candidate=candidates is None or tname in candidates,
         )
+    return node_types
+
+
+def _edge_types(raw_edges: dict[str, Any], node_types: dict[str, NodeType], directed: bool,
+                source: str) -> dict[str, EdgeType]:
+    """The edge types, between known node types and with labels of their own
+    (``directed``: the SKB's default, for the edge types that do not say)."""
     edge_types: dict[str, EdgeType] = {}
     for ename, spec in raw_edges.items():
         _check_name(ename, source, "edge type")
@@ -74,13 +102,7 @@ def parse_skb_json(data: Any, source: str = "skb.json") -> SkbSchema:
     dup = sorted({x for x in labels if labels.count(x) > 1})
     if dup:
         raise LoadError(f"{source}: edge type labels must be unique; repeated: {dup[:5]}")
-    return SkbSchema(
-        name=name.strip(),
-        description=str(data.get("description") or ""),
-        directed=directed,
-        node_types=node_types,
-        edge_types=edge_types,
-    )
+    return edge_types
 
 
 def read_skb_json(path: Path) -> SkbSchema:

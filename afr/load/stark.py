@@ -138,13 +138,43 @@ def _edge_label(name: str, pair: tuple[str, str] | None) -> str:
 
 def load_stark(store: Store, directory: str | Path, *, dataset: str | None = None,
                replace: bool = False, progress: bool = True) -> LoadReport:
+    """Load STaRK's processed files in ``directory`` (``dataset``: prime, mag or amazon;
+    None: told by the node types)."""
     directory = Path(directory)
     if not directory.is_dir():
         raise LoadError(f"{directory}: not a directory (expected STaRK's processed files)")
     node_dict, edge_dict, dataset = _type_dicts(directory, dataset)
+    node_info = _read_node_info(directory)
+    node_types, edge_index, edge_types = _read_graph(directory, node_dict)
+
+    def stage(con: duckdb.DuckDBPyConnection, phases: Phases) -> StageResult:
+        phases.next("reading and checking nodes")
+        con.register("stark_nodes", _node_columns(dataset, node_dict, node_info, node_types,
+                                                  progress))
+        phases.next("reading and checking edges")
+        con.register("stark_edges", {"src": edge_index[0], "dst": edge_index[1],
+                                     "t": edge_types})
+        con.register("stark_edge_names", {
+            "t": np.array(list(edge_dict), dtype=np.int64),
+            "name": np.array(list(edge_dict.values()), dtype=object)})
+        return _stage_registered(con, directory, len(node_types), int(edge_index.shape[1]))
+
+    schema = _schema(dataset, node_dict, edge_dict, node_types, edge_index, edge_types)
+    return load_staged(store, schema, stage, replace=replace, source=str(directory),
+                       progress=progress)
+
+
+def _read_node_info(directory: Path) -> dict:
     node_info = _read_pickle(directory / "node_info.pkl")
     if not isinstance(node_info, dict):
         raise LoadError("node_info.pkl: expected a dict of node id → attributes")
+    return node_info
+
+
+def _read_graph(directory: Path, node_dict: dict[int, str]
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The node types, edge index and edge types, checked against each other and the
+    type dictionary."""
     node_types = read_tensor(directory / "node_types.pt").astype(np.int64).reshape(-1)
     edge_index = read_tensor(directory / "edge_index.pt").astype(np.int64)
     edge_types = read_tensor(directory / "edge_types.pt").astype(np.int64).reshape(-1)
@@ -157,58 +187,58 @@ def load_stark(store: Store, directory: str | Path, *, dataset: str | None = Non
     if unknown:
         raise LoadError(f"node_types.pt uses type indexes missing from the dictionary: "
                         f"{unknown[:5]}")
+    return node_types, edge_index, edge_types
+
+
+def _node_columns(dataset: str, node_dict: dict[int, str], node_info: dict,
+                  node_types: np.ndarray, progress: bool) -> dict[str, np.ndarray]:
+    """The columns of the staged nodes: STaRK's ids, names and texts from the fields STaRK
+    uses, and every attribute as JSON."""
     n = len(node_types)
+    names, texts, attrs, ext = [], [], [], []
+    type_names = np.array([node_dict[int(t)] for t in node_types], dtype=object)
+    with bar(n, "node attributes", enabled=progress, unit="node") as pbar:
+        for i in range(n):
+            info = node_info.get(i, {})
+            info = info if isinstance(info, dict) else {}
+            name, text = _name_and_text(dataset, type_names[i], info)
+            names.append(name)
+            texts.append(text or None)
+            attrs.append(json.dumps(_jsonable(info), ensure_ascii=False))
+            ext.append(str(i))
+            if i % 10000 == 0:
+                pbar.update(min(10000, n - i))
+    return {
+        "id": np.arange(n, dtype=np.int64), "ext_id": np.array(ext, dtype=object),
+        "type": type_names, "name": np.array(names, dtype=object),
+        "text": np.array(texts, dtype=object), "attrs": np.array(attrs, dtype=object),
+    }
 
-    def stage(con: duckdb.DuckDBPyConnection, phases: Phases) -> StageResult:
-        phases.next("reading and checking nodes")
-        names, texts, attrs, ext = [], [], [], []
-        type_names = np.array([node_dict[int(t)] for t in node_types], dtype=object)
-        with bar(n, "node attributes", enabled=progress, unit="node") as pbar:
-            for i in range(n):
-                info = node_info.get(i, {})
-                info = info if isinstance(info, dict) else {}
-                name, text = _name_and_text(dataset, type_names[i], info)
-                names.append(name)
-                texts.append(text or None)
-                attrs.append(json.dumps(_jsonable(info), ensure_ascii=False))
-                ext.append(str(i))
-                if i % 10000 == 0:
-                    pbar.update(min(10000, n - i))
-        con.register("stark_nodes", {
-            "id": np.arange(n, dtype=np.int64), "ext_id": np.array(ext, dtype=object),
-            "type": type_names, "name": np.array(names, dtype=object),
-            "text": np.array(texts, dtype=object), "attrs": np.array(attrs, dtype=object),
-        })
-        phases.next("reading and checking edges")
-        con.register("stark_edges", {"src": edge_index[0], "dst": edge_index[1],
-                                     "t": edge_types})
-        con.register("stark_edge_names", {
-            "t": np.array(list(edge_dict), dtype=np.int64),
-            "name": np.array(list(edge_dict.values()), dtype=object)})
-        result = StageResult(int_ids=True)
-        try:
-            _run(con, "load/stark_nodes.sql")
-            bad = _run(con, "load/stark_check_edges.sql", {"n": n})[0]
-            if bad[0]:
-                raise LoadError(f"edge_index.pt: {bad[0]} edges point outside the "
-                                f"{n} nodes, e.g. {bad[1]}")
-            if bad[2]:
-                raise LoadError(f"edge_types.pt: {bad[2]} edges have a type missing from "
-                                f"the dictionary, e.g. {bad[3]}")
-            _run(con, "load/stark_edges.sql")
-            result.nodes = n
-            result.edges = _run(con, "load/count_edges.sql")[0][0]
-        except duckdb.Error as exc:
-            raise _duck_error(directory / "edge_index.pt", exc) from None
-        dropped = int(edge_index.shape[1]) - result.edges
-        if dropped:
-            result.warnings.append(f"{dropped:,} repeated or mirrored edges dropped "
-                                   "(STaRK graphs are undirected)")
-        return result
 
-    schema = _schema(dataset, node_dict, edge_dict, node_types, edge_index, edge_types)
-    return load_staged(store, schema, stage, replace=replace, source=str(directory),
-                       progress=progress)
+def _stage_registered(con: duckdb.DuckDBPyConnection, directory: Path, n: int,
+                      edges_read: int) -> StageResult:
+    """Stage the registered nodes and edges like an SKB directory's, after checking that
+    every edge joins two of the ``n`` nodes by a named type."""
+    result = StageResult(int_ids=True)
+    try:
+        _run(con, "load/stark_nodes.sql")
+        bad = _run(con, "load/stark_check_edges.sql", {"n": n})[0]
+        if bad[0]:
+            raise LoadError(f"edge_index.pt: {bad[0]} edges point outside the "
+                            f"{n} nodes, e.g. {bad[1]}")
+        if bad[2]:
+            raise LoadError(f"edge_types.pt: {bad[2]} edges have a type missing from "
+                            f"the dictionary, e.g. {bad[3]}")
+        _run(con, "load/stark_edges.sql")
+        result.nodes = n
+        result.edges = _run(con, "load/count_edges.sql")[0][0]
+    except duckdb.Error as exc:
+        raise _duck_error(directory / "edge_index.pt", exc) from None
+    dropped = edges_read - result.edges
+    if dropped:
+        result.warnings.append(f"{dropped:,} repeated or mirrored edges dropped "
+                               "(STaRK graphs are undirected)")
+    return result
 
 
 def _schema(dataset: str, node_dict: dict[int, str], edge_dict: dict[int, str],
