@@ -193,7 +193,7 @@ def _read_graph(directory: Path, node_dict: dict[int, str]
 def _node_columns(dataset: str, node_dict: dict[int, str], node_info: dict,
                   node_types: np.ndarray, progress: bool) -> dict[str, np.ndarray]:
     """The columns of the staged nodes: STaRK's ids, names and texts from the fields STaRK
-    uses, and every attribute as JSON."""
+    uses, and its attributes as JSON."""
     n = len(node_types)
     names, texts, attrs, ext = [], [], [], []
     type_names = np.array([node_dict[int(t)] for t in node_types], dtype=object)
