@@ -88,6 +88,9 @@ def _footer(result) -> None:
     """What every --explain ends with, whatever the method: time per step and LLM use."""
     click.echo("timings: " + ", ".join(f"{k} {v * 1000:.1f} ms"
                                        for k, v in result.timings.items()))
+    ranking = result.settings.ranking
+    click.echo(f"fusion: dense {ranking.dense:g} ({result.dense_from}), lexical "
+               f"{ranking.lexical:g}, graph {ranking.graph:g} ({ranking.fusion})")
     click.echo(f"LLM: {result.llm_calls} calls, {result.llm_tokens} tokens, "
                f"{result.rerank_prompts} rerank prompts")
     for f in result.fallbacks:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from .context import Context, UsageProblem, handle_errors, pass_ctx
+from .output import format_table
 
 
 def build_index(ctx: Context, store) -> None:
@@ -60,6 +61,13 @@ def build_similarity(ctx: Context, store, *, k_cand: int | None, percentile: flo
               help="With --similarity: keep the candidate pairs at or above this "
                    "percentile of their signal and type pair [default: 95, or [sage] "
                    "percentile].")
+@click.option("--calibrate", "calibrate", metavar="QUESTIONS",
+              help="Also measure how much vector similarity counts beside BM25 for the "
+                   "store's embedder, on these questions (a question file or folder, as "
+                   "afr eval takes; use a dev split, never the test questions), and keep "
+                   "the weight for every later fusion.")
+@click.option("--split", type=click.Choice(["train", "val", "test", "test-0.1", "human"]),
+              help="With --calibrate: the STaRK split to calibrate on (use val).")
 @click.option("--types", "types", multiple=True, metavar="TYPE",
               help="With --similarity: link nodes of these types (repeatable) [default: "
                    "the candidate types and the types whose median text has at least 200 "
@@ -67,7 +75,7 @@ def build_similarity(ctx: Context, store, *, k_cand: int | None, percentile: flo
 @pass_ctx
 @handle_errors
 def index(ctx: Context, similarity: bool, k_cand: int | None, percentile: float | None,
-          types: tuple[str, ...]) -> None:
+          calibrate: str | None, split: str | None, types: tuple[str, ...]) -> None:
     """Build the lexical index BM25 ranks with — incremental and resumable.
 
     Tokenises every node's `doc` document (name, aliases, attributes, text: lowercase
@@ -79,6 +87,12 @@ def index(ctx: Context, similarity: bool, k_cand: int | None, percentile: float 
     (node_sim, apart from the SKB's edges): nodes linked by the similarity of their
     `doc` vectors or of their names, exact nearest neighbours thresholded at a
     percentile. A rebuild replaces the old graph only when it is complete.
+
+    With --calibrate QUESTIONS, also measures the weight of vector similarity beside BM25
+    (the hybrid list's MRR on the questions, for each weight of a grid) and keeps the
+    best for the store's embedder: `afr ask --explain` shows the weight in force and
+    where it came from. Without it the embedder's own weight holds (the built-in hash
+    embedder's is a tie-breaker: its similarity knows no meaning).
     """
     if not similarity and (k_cand is not None or percentile is not None or types):
         raise UsageProblem("--k-cand, --percentile and --types go with --similarity")
@@ -86,13 +100,31 @@ def index(ctx: Context, similarity: bool, k_cand: int | None, percentile: float 
         raise UsageProblem(f"--k-cand must be at least 1, not {k_cand}")
     if percentile is not None and not 0 <= percentile <= 100:
         raise UsageProblem(f"--percentile must lie between 0 and 100, not {percentile:g}")
+    if split and not calibrate:
+        raise UsageProblem("--split goes with --calibrate")
     store = ctx.open(write=True)
     try:
         build_index(ctx, store)
         if similarity:
             build_similarity(ctx, store, k_cand=k_cand, percentile=percentile, types=types)
+        if calibrate:
+            calibrate_fusion(ctx, store, calibrate, split)
     finally:
         store.close()
+
+
+def calibrate_fusion(ctx: Context, store, source: str, split: str | None) -> None:
+    """Measure and keep the dense weight, and show what each weight scored."""
+    from afr.evaluate import calibrate_dense
+    from afr.pipeline import open_session
+
+    session = open_session(store, ctx.resolve().settings)
+    done = calibrate_dense(session, source, split=split)
+    rows = [(f"{w:g}", f"{100 * m:.1f}", "← kept" if w == done.weight else "")
+            for w, m in done.mrr.items()]
+    click.echo(format_table(["dense weight", "MRR % (hybrid)", ""], rows))
+    click.echo(f"kept dense weight {done.weight:g} for {session.embedder.model_id} "
+               f"(measured on {done.questions} questions)")
 
 
 COMMANDS = [index]

@@ -7,11 +7,10 @@ import math
 import pytest
 from settings_util import settings_of
 
-from afr.cypher.model import Condition
+from afr.cypher.model import Condition, is_text_condition
 from afr.embed import make_embedder
 from afr.lexical.index import build_lexical_index
 from afr.load import load_skb_dir
-from afr.methods.af.hybrid_ranking import text_conditions
 from afr.pipeline.ask import Pipeline
 from afr.resources import demo_skb_dir
 from afr.retrieval.fusion import fuse
@@ -43,11 +42,12 @@ def test_linear_by_hand_and_pool() -> None:
         fuse([(a, 1.0)], method="max")
 
 
-def test_text_conditions_are_picked_from_unapplied() -> None:
-    conds = [(Condition("text", "CONTAINS", "zlib"), "no attribute 'text'"),
-             (Condition("year", ">", 3), "no attribute"),
-             (Condition("details.description", "=~", "(?i)comp.*"), "x")]
-    assert [c.attribute for c in text_conditions(conds)] == ["text", "details.description"]
+def test_text_conditions_are_told_from_attribute_conditions() -> None:
+    conds = [Condition("text", "CONTAINS", "zlib"), Condition("year", ">", 3),
+             Condition("details.description", "=~", "(?i)comp.*"),
+             Condition("text", "=", "zlib"), Condition("abstract", "CONTAINS", 3)]
+    assert [c.attribute for c in conds if is_text_condition(c)] == [
+        "text", "details.description"]
 
 
 @pytest.fixture
@@ -78,11 +78,11 @@ def test_methods_and_hybrid_ranking_on_both_stores(demo: Store) -> None:
     pipe = Pipeline(demo, settings_of(af__ranking="hybrid", llm__offline=True, rerank__method="none"))
     result = pipe.ask(QUESTION, cypher=CYPHER, target_type="exception")
     assert result.answers[0].ext_id == "exception:aifc.Error"
-    assert any("applied as a filter" in w for w in result.warnings)
+    # the text condition restricts the target in the grounding itself
+    assert any("applied in the grounding" in n for n in result.symbols["y"].notes)
+    assert result.symbols["y"].texts_applied
     assert all("scores" in a.provenance for a in result.answers)
     # a text condition no grounded answer meets is a ranking signal, said so
-    miss = CYPHER.replace('"aifc"', '"zzzz nothing"', 1).replace('{name: "zzzz nothing"}',
-                                                                  '{name: "aifc"}')
     miss = ('MATCH (c1:module {name: "aifc"})-[:module_defines_exception]->(y:exception) '
             'WHERE y.text CONTAINS "qqq never" RETURN y')
     result = pipe.ask(QUESTION, cypher=miss, target_type="exception")

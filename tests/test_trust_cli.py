@@ -212,21 +212,22 @@ def _help_examples() -> list[tuple[str, str]]:
 
 
 def _readme_examples() -> list[tuple[str, str]]:
-    """(comment above it, command) for every `afr …` command in README.md's bash blocks;
-    a command spread over lines (a quoted SQL query, a trailing backslash) is one."""
+    """(comment lines above it, command) for every `afr …` command in README.md's bash
+    blocks; a command spread over lines (a quoted SQL query, a trailing backslash) is one,
+    and so is a comment spread over lines."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     found = []
     for block in re.findall(r"```bash\n(.*?)```", readme, re.S):
         comment, current = "", ""
         for line in block.splitlines():
             if not current and line.startswith("#"):
-                comment = line
+                comment = f"{comment}\n{line}" if comment else line
                 continue
             current = f"{current}\n{line}" if current else line
             if current.count('"') % 2 == 0 and not current.endswith("\\"):
                 if "afr " in current:
                     found.append((comment, current))
-                current = ""
+                current, comment = "", ""
     return found
 
 

@@ -46,7 +46,15 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
-from afr.cypher.model import NAME_PROPERTIES, Condition, Dropped, QueryGraph, Symbol, Triplet
+from afr.cypher.model import (
+    NAME_PROPERTIES,
+    Condition,
+    Dropped,
+    QueryGraph,
+    Symbol,
+    Triplet,
+    is_text_condition,
+)
 from afr.store.skb import SkbSchema
 
 __all__ = ["FIX_KINDS", "Fix", "FixResult", "fix_query_graph"]
@@ -443,7 +451,8 @@ def _fix_properties(graph: QueryGraph, schema: SkbSchema, catalog: Mapping[str, 
         kept: list[Condition] = []
         for cond in sym.conditions:
             attribute = cond.attribute
-            if attribute.lower() in NAME_PROPERTIES or attribute in paths:
+            if attribute.lower() in NAME_PROPERTIES or attribute in paths \
+                    or is_text_condition(cond):  # the node's text is no attribute to fix
                 kept.append(cond)
                 continue
             found = _match_attribute(attribute, paths, node_type, schema)

@@ -33,6 +33,8 @@ INT_RANGE = (-(2**63), 2**63 - 1)
 # Property names that make a symbol a *constant*: their value is a search string that
 # step 4 matches against node names (and aliases) by vector similarity.
 NAME_PROPERTIES = ("name", "title", "displayname", "display_name")
+# Properties that mean a node's text (its document's prose), not an attribute.
+TEXT_PROPERTIES = ("text", "description", "abstract", "content", "summary")
 
 # Operators through which a name property gives its symbol search strings.
 NAME_SEARCH_OPERATORS = ("=", "IN", "CONTAINS", "STARTS WITH", "ENDS WITH", "=~")
@@ -263,3 +265,10 @@ def _condition_problem(cond: Condition) -> str | None:
     if cond.op in ("<", "<=", ">", ">=") and isinstance(value, bool):
         return "booleans cannot be ordered"
     return None
+
+
+def is_text_condition(cond: Condition) -> bool:
+    """A text match on a node's text (``y.text CONTAINS 'vodka'``, STARTS WITH, ENDS
+    WITH, =~): evidence about the node's prose rather than an attribute's value."""
+    return (cond.op in TEXT_OPERATORS and isinstance(cond.value, str)
+            and cond.attribute.split(".")[-1].lower() in TEXT_PROPERTIES)

@@ -1,7 +1,7 @@
 """Embedders: the ``Embedder`` protocol, the built-in hashing embedder, OpenAI-compatible
 services and sentence-transformers, and the spec strings that name them."""
 
-from afr.embed.base import Embedder, embed_texts
+from afr.embed.base import Embedder, embed_texts, fusion_weight
 from afr.embed.hashing import HashingEmbedder
 from afr.embed.spec import (
     SPEC_HELP,
@@ -12,5 +12,5 @@ from afr.embed.spec import (
 )
 
 __all__ = ["SPEC_HELP", "Embedder", "HashingEmbedder", "embed_texts", "embedder_for_store",
-           "embedding_endpoint",
+           "embedding_endpoint", "fusion_weight",
            "make_embedder", "spec_for_store"]

@@ -13,7 +13,9 @@ from afr.errors import EmbeddingError
 class Embedder(Protocol):
     """Texts → vectors. An embedder may also set ``cache_queries = False`` when it embeds
     a query faster than the store's query-embedding cache looks one up (the built-in
-    hashing embedder); ``afr.vectors.search.query_vector`` then skips the cache."""
+    hashing embedder); ``afr.vectors.search.query_vector`` then skips the cache. And it
+    may set ``dense_weight``, how much its similarity counts against BM25 when the two
+    are fused by reciprocal rank (``fusion_weight``)."""
 
     model_id: str
 
@@ -21,6 +23,14 @@ class Embedder(Protocol):
     def dim(self) -> int: ...
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+DENSE_WEIGHT = 1.0  # a semantic embedder's similarity counts as much as BM25
+
+
+def fusion_weight(embedder: Embedder) -> float:
+    """The weight of the embedder's similarity beside BM25 (``dense_weight``; else 1)."""
+    return float(getattr(embedder, "dense_weight", DENSE_WEIGHT))
 
 
 def known_dim(embedder: Embedder) -> int | None:

@@ -9,6 +9,7 @@ from afr.lazy import lazy_exports
 
 _EXPORTS = {
     "run_eval": "afr.evaluate.session",
+    "calibrate_dense": "afr.evaluate.calibrate",
     "find_eval_run": "afr.evaluate.eval_runs",
     "list_eval_runs": "afr.evaluate.eval_runs",
     "summarize": "afr.evaluate.report",

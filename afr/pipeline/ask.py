@@ -21,6 +21,7 @@ from afr.methods.registry import make_retriever
 from afr.pipeline.finish import finish
 from afr.pipeline.result import AskResult
 from afr.retrieval.filters import AttributeCatalog
+from afr.retrieval.weights import dense_weight
 from afr.settings import Settings, resolve_settings, with_values
 from afr.store.base import VECTOR_VARIANTS, Store
 from afr.text import clean_text
@@ -70,9 +71,13 @@ def open_session(store: Store, settings: Settings, *, embedder: Embedder | None 
     """What every question of a session shares, with the facts they all read read once
     here (set-up), not on the first question."""
     endpoint = embedding_endpoint(settings.embed, settings.llm)
-    session = Session(store, store.skb_schema(), embedder or embedder_for_store(store, endpoint),
-                      AttributeCatalog.from_store(store), settings,
-                      llm if llm is not None else llm_client(store, settings))
+    embedder = embedder or embedder_for_store(store, endpoint)
+    # the fusion's dense weight for this store and embedder, as the runs will store it
+    dense = dense_weight(store, embedder, settings.ranking)
+    settings = with_values(settings, {"ranking.dense": dense.weight})
+    session = Session(store, store.skb_schema(), embedder, AttributeCatalog.from_store(store),
+                      settings, llm if llm is not None else llm_client(store, settings),
+                      dense_from=dense.source)
     if settings.af.ranking == "hybrid" or settings.ask.method in ("bm25", "hybrid", "sage"):
         has_lexical_index(store)
     if settings.ask.method in ("sage", "af+sage"):

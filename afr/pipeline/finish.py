@@ -84,7 +84,8 @@ def finish(session: Session, question: Question, found: Retrieved, turn: Turn, *
                                         else ()),
         fallbacks, llm.calls if llm else 0, llm.new_calls if llm else 0,
         llm.new_tokens if llm else 0, llm.tokens if llm else 0, reranked.prompts,
-        reranked.unusable, reranked=reranked.positions is not None, logged=settings.ask.log)
+        reranked.unusable, reranked=reranked.positions is not None,
+        dense_from=session.dense_from, logged=settings.ask.log)
     if settings.ask.log:
         try:
             write_run(store, result, eval_id=eval_id, question_id=question_id)

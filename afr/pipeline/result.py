@@ -60,6 +60,7 @@ class AskResult:
     rerank_prompts: int = 0
     rerank_unusable: int = 0  # rerank replies that could not be read
     reranked: bool = False  # step 8 ran and gave the order
+    dense_from: str = ""  # where the fusion's dense weight (settings.ranking.dense) came from
     logged: bool = False  # its rows are in the run log
 
     # -- what every method has --------------------------------------------------------
@@ -173,6 +174,9 @@ class AskResult:
             },
             "answers": [{**asdict(a), "provenance": dict(a.provenance)} for a in self.answers],
             **({"sage": self.sage.to_dict()} if self.sage is not None else {}),
+            "fusion": {"dense": self.settings.ranking.dense, "dense_from": self.dense_from,
+                       "lexical": self.settings.ranking.lexical,
+                       "graph": self.settings.ranking.graph},
             "timings": dict(self.timings),
             "warnings": list(self.warnings),
             "fallbacks": [asdict(f) for f in self.fallbacks],

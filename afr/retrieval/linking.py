@@ -16,6 +16,10 @@ from afr.store.skb import SkbSchema
 
 MAX_GRAM = 6
 MAX_ENTITIES = 3
+HEAD_WORDS = 5  # where a question names the kind of answer it asks for
+# Links less sure than this are not made: a short, ordinary word that names many nodes
+# ("call", "made") says nothing about which node the question means.
+MIN_LINK_CONFIDENCE = 0.4
 STOPWORDS = frozenset(
     ["a", "an", "and", "any", "are", "as", "at", "be", "been", "by", "can", "could", "do", "does", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "may", "more", "most", "much", "not", "of", "on", "one", "or", "other", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "was", "were", "what", "when", "where", "which", "who", "whom", "whose", "why", "will", "with", "would", "all", "also", "about", "after", "before", "between", "both", "each", "few", "many", "only", "own", "same", "so", "very", "just", "over", "under", "like", "name", "names", "named", "called", "type", "types", "list", "give", "find", "show", "tell", "me", "us", "our", "you", "your", "he", "she", "his", "her", "we"]
 )
@@ -75,13 +79,31 @@ def _hit_score(question: str, span: tuple[int, int], name: str, node_type: str,
 
 def _link_confidence(question: str, span: tuple[int, int],
                      hits: list[tuple[int, str, str]], type_words: dict[str, str]) -> float:
-    """How sure a link is: a longer mention, one node only, and the question's own
-    support (type word next to it, same capitalisation) each add to it."""
+    """How sure a link is. A mention of several content words, one written as a name
+    rather than an ordinary word, one naming a single node, and one the question itself
+    types (a type word next to it: "the calendar module") each add to it; a short
+    ordinary word alone ("call", "made") stays below ``MIN_LINK_CONFIDENCE``."""
     mention = question[span[0]:span[1]]
-    score = 0.4 if " " in mention.strip() or len(mention) >= 8 else 0.2
-    score += 0.3 if len({h[0] for h in hits}) == 1 else 0.0
-    score += 0.15 * min(_hit_score(question, span, hits[0][2], hits[0][1], type_words), 2)
+    content = [w for w, _, _ in tokens(mention) if w.lower() not in STOPWORDS]
+    score = 0.4 if len(content) >= 2 else 0.2
+    score += 0.3 if _written_as_name(question, span) else 0.0
+    score += 0.15 if len({h[0] for h in hits}) == 1 else 0.0
+    typed = _hit_score(question, span, hits[0][2], hits[0][1], type_words) >= 2
+    score += 0.3 if typed else 0.0
     return min(score, 1.0)
+
+
+def _written_as_name(question: str, span: tuple[int, int]) -> bool:
+    """The question writes the mention as a name: quoted, capitalised where a sentence
+    does not start, or shaped like an identifier (digits, _, ., inner capitals)."""
+    mention = question[span[0]:span[1]]
+    before = question[:span[0]].rstrip()
+    quoted = before[-1:] in ("'", '"', "“", "`")
+    starts_sentence = not before or before[-1] in ".?!"
+    capitalised = any(c.isupper() for c in (mention if not starts_sentence
+                                            else mention[1:]))
+    identifier = any(c.isdigit() or c in "_." for c in mention)
+    return quoted or capitalised or identifier
 
 
 def link_entities(store: Store, question: str, exclude_words: set[str],
@@ -113,22 +135,40 @@ def link_entities(store: Store, question: str, exclude_words: set[str],
         hits = sorted(candidates, key=lambda h: (
             -_hit_score(question, (start, end), h[2], h[1], type_words or {}), h[0]))
         node_id, node_type, name = hits[0]
+        confidence = _link_confidence(question, (start, end), hits, type_words or {})
+        if confidence < MIN_LINK_CONFIDENCE:
+            continue  # an ordinary word that happens to name a node: no evidence
         found.append(LinkedEntity(node_id, node_type, name, mention, (start, end),
-                                  _link_confidence(question, (start, end), hits,
-                                                   type_words or {})))
+                                  confidence))
         if len(found) >= MAX_ENTITIES:
             break
     return sorted(found, key=lambda e: e.span[0])
 
 
 def type_words(schema: SkbSchema) -> dict[str, str]:
-    """Words naming each node type (type, label, simple plurals) → type."""
+    """Words naming each node type (type, label, simple plurals) → type, and the parts of
+    those names that name one type only ("verb" of verb_concept, "gene" of gene/protein)."""
     words: dict[str, str] = {}
     for t in schema.node_types.values():
         for base in {t.type, t.label}:
             for form in _forms(base):
                 words.setdefault(form, t.type)
+    for part, node_type in _name_parts(schema).items():
+        for form in _forms(part):
+            words.setdefault(form, node_type)
     return words
+
+
+def _name_parts(schema: SkbSchema) -> dict[str, str]:
+    """The words of the node types' names that belong to one type only (not "concept"
+    when four types are concepts), at least three letters, no stopwords."""
+    owners: dict[str, set[str]] = {}
+    for t in schema.node_types.values():
+        for base in {t.type, t.label}:
+            for part in re.split(r"[_/\-\s]+", base.lower()):
+                if len(part) >= 3 and part not in STOPWORDS:
+                    owners.setdefault(part, set()).add(t.type)
+    return {part: next(iter(types)) for part, types in owners.items() if len(types) == 1}
 
 
 def _forms(name: str) -> set[str]:
@@ -142,19 +182,31 @@ def _forms(name: str) -> set[str]:
 
 
 def guess_target_type(question: str, schema: SkbSchema) -> str | None:
+    """The answer type a question names: the first mention of a candidate type's name
+    ("which exceptions …"), or of a word only one type's name has ("which verb …" →
+    verb_concept) among the question's first words, where questions name what they ask
+    for; None when it names none."""
     candidates = schema.candidate_types
     if len(candidates) == 1:
         return candidates[0]
-    words = type_words(schema)
     text = question.lower()
+    whole = {form: t for t in candidates for base in {t, schema.node_types[t].label}
+             for form in _forms(base)}
+    parts = {form: t for part, t in _name_parts(schema).items() if t in candidates
+             for form in _forms(part)}
+    head = " ".join(text.split()[:HEAD_WORDS])
+    found = [m for m in (_first_mention(text, whole), _first_mention(head, parts)) if m]
+    return min(found)[1] if found else None
+
+
+def _first_mention(text: str, words: dict[str, str]) -> tuple[int, str] | None:
+    """(position, type) of the earliest of ``words`` in ``text``."""
     best: tuple[int, str] | None = None
     for form, node_type in words.items():
-        if node_type not in candidates:
-            continue
         m = re.search(rf"\b{re.escape(form)}\b", text)
         if m and (best is None or m.start() < best[0]):
             best = (m.start(), node_type)
-    return best[1] if best else None
+    return best
 
 
 def named_entities(store: Store, question: str, schema: SkbSchema) -> list[LinkedEntity]:

@@ -11,6 +11,7 @@ import numpy as np
 from afr.lexical import bm25
 from afr.retrieval.candidate import Candidate
 from afr.retrieval.fusion import fuse
+from afr.retrieval.weights import dense_of
 from afr.settings import BM25Settings, RankingSettings
 from afr.store.base import Store
 from afr.store.skb import SkbSchema
@@ -44,8 +45,14 @@ def plain_list(store: Store, qvec: np.ndarray, question: str, types: Sequence[st
         return [Candidate(n, "bm25", None, None, {"scores": {"bm25": s}})
                 for n, s in lexical[:k]]
     vss = vss_strand(store, qvec, types, max(POOL, k))
+    return fuse_hybrid(vss, lexical, k, ranking)
+
+
+def fuse_hybrid(vss: list[tuple[int, float]], lexical: list[tuple[int, float]], k: int,
+                ranking: RankingSettings) -> list[Candidate]:
+    """The ``hybrid`` list: vector search and BM25 fused with the ranking's weights."""
     dense, lex = dict(vss), dict(lexical)
     return [Candidate(n, "hybrid", None, dense.get(n),
                       {"scores": {"fused": s, "dense": dense.get(n), "bm25": lex.get(n)}})
-            for n, s in fuse([(vss, ranking.dense), (lexical, ranking.lexical)],
+            for n, s in fuse([(vss, dense_of(ranking)), (lexical, ranking.lexical)],
                              method=ranking.fusion, rrf_k=ranking.rrf_k)[:k]]

@@ -156,7 +156,11 @@ class RankingSettings:
 
     fusion: Fusion = knob("rrf", "rrf (reciprocal rank) or linear (min-max normalised).")
     rrf_k: float = knob(60.0, "The constant of reciprocal rank fusion.", minimum=0)
-    dense: float = knob(1.0, "Weight of the question's vector similarity.", minimum=0)
+    dense: float | None = knob(
+        None, "Weight of the question's vector similarity beside BM25 [default: the weight "
+        "'afr index --calibrate' measured for the store's embedder, else the embedder's "
+        "own: 0.002 for the built-in hash embedder (a tie-breaker), 1 for semantic ones].",
+        minimum=0)
     lexical: float = knob(1.0, "Weight of the question's BM25.", minimum=0)
     graph: float = knob(2.0, "Weight of the graph strand (membership and rank).", minimum=0)
     level: float = knob(1.0, "Weight of the scope level inside the graph strand.", minimum=0)

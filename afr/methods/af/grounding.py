@@ -68,10 +68,7 @@ def ground_cypher(session: Session, cypher: str, *, target_type: str | None = No
     """Steps 3 (parse, resolve), 4 (symbol candidates) and 5 (grounding) of ``cypher``
     with the session's store and settings."""
     timer = timer or Timer({})
-    store, schema, embedder, catalog = (session.store, session.schema, session.embedder,
-                                        session.catalog)
-    settings = session.settings
-    af, k = settings.af, settings.ask.k
+    schema, catalog, af = session.schema, session.catalog, session.settings.af
     with timer.step("3_parse"):
         fixed = fix_cypher(parse_cypher(cypher), schema, catalog, target_type=target_type,
                            enabled=af.fix)
@@ -83,25 +80,44 @@ def ground_cypher(session: Session, cypher: str, *, target_type: str | None = No
             if var in resolved.symbols:
                 resolved.symbols[var].conditions += conditions
     out = GroundedCypher(fixed.graph, resolved, fixed.fixes, timings=timer.timings)
+    _symbols_and_grounding(session, out, timer, texts=True)
+    texts_applied = [var for var, s in out.symbols.items() if s.texts_applied]
+    if texts_applied and not (out.result and out.result.answers):
+        # No answer satisfies the text conditions even at l_max: ground without them,
+        # and let the ranking weigh them as evidence (never lose the graph's answers).
+        _symbols_and_grounding(session, out, timer, texts=False)
+        for var in texts_applied:
+            out.symbols[var].notes.append(
+                "no grounded answer satisfies its text conditions: grounded without "
+                "them; they are weighed in the ranking")
+    return out
+
+
+def _symbols_and_grounding(session: Session, out: GroundedCypher, timer: Timer, *,
+                           texts: bool) -> None:
+    """Steps 4 and 5 of the resolved query: its symbols' candidates, and the grounding
+    with scope expansion (``texts``: the text conditions restrict their symbols)."""
+    store, embedder, settings = session.store, session.embedder, session.settings
+    af, k = settings.af, settings.ask.k
     with timer.step("4_symbols"):
         # Fusing BM25 into a constant's ranking belongs to the hybrid extension; the
         # paper's ranking keeps step 4 as published.
         lexical = settings.bm25 if af.ranking == "hybrid" and settings.ranking.symbols_lexical \
             else None
-        out.symbols = retrieve_symbols(store, embedder, resolved, catalog, l_max=af.l_max,
-                                       exact_names_first=af.exact_names_first,
-                                       lexical=lexical, defer=True)
+        out.symbols = retrieve_symbols(store, embedder, out.resolved, session.catalog,
+                                       l_max=af.l_max, exact_names_first=af.exact_names_first,
+                                       lexical=lexical, defer=True, texts=texts)
 
     def step5() -> None:  # run again when the deferred searches complete the candidates
         with timer.step("5_grounding"):
-            out.query = grounding_query(resolved, out.symbols)
-            if out.query is not None:
-                out.result = ground(store, out.query, k=k, l_max=af.l_max)
+            out.query = grounding_query(out.resolved, out.symbols)
+            out.result = ground(store, out.query, k=k, l_max=af.l_max) \
+                if out.query is not None else None
 
     step5()
     deferred = [var for var, s in out.symbols.items() if s.deferred is not None]
     if not deferred:
-        return out
+        return
     if out.result is not None and len(out.result.answers) >= k:
         # The exact names alone are every constant's level 1: k answers there are
         # where the full grounding stops too, so the similarity searches cannot change
@@ -111,11 +127,10 @@ def ground_cypher(session: Session, cypher: str, *, target_type: str | None = No
             out.symbols[var].notes.append(
                 f"similar names not searched: the exact names ground {k} or more "
                 "answers at level 1")
-        return out
+        return
     with timer.step("4_symbols"):
         complete_symbols(store, embedder, out.symbols, l_max=af.l_max)
     step5()
-    return out
 
 
 def fix_cypher(graph: QueryGraph, schema: SkbSchema, catalog: AttributeCatalog, *,

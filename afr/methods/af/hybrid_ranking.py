@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from afr.cypher.model import TEXT_OPERATORS, Condition
+from afr.cypher.model import Condition
 from afr.lexical import bm25, has_lexical_index
 from afr.methods.af.paper_ranking import graph_strand_all
 from afr.retrieval.candidate import Candidate, Ranked, Strands
@@ -30,19 +30,12 @@ from afr.retrieval.fusion import fuse
 from afr.retrieval.lists import POOL, vss_strand
 from afr.retrieval.parallel import run_reads
 from afr.retrieval.text_match import match_text
+from afr.retrieval.weights import dense_of
 from afr.settings import BM25Settings, RankingSettings
 from afr.store.base import Store
 
-TEXT_ATTRIBUTES = ("text", "description", "abstract", "content", "summary")
 WEAK_LINKING = 0.5  # below this confidence the graph strand only re-ranks
 BAND_MAX = 5  # the first level's answers lead the final list when at most this many
-
-
-def text_conditions(conditions: Sequence[tuple[Condition, str]]) -> list[Condition]:
-    """The target's unapplied conditions that are text matches on a text-like field."""
-    return [c for c, _ in conditions
-            if c.op in TEXT_OPERATORS and isinstance(c.value, str)
-            and c.attribute.split(".")[-1].lower() in TEXT_ATTRIBUTES]
 
 
 def _text_terms(cond: Condition) -> str:
@@ -104,7 +97,7 @@ def _rank_graph(conn: Store, qvec: np.ndarray, question: str,
         dense = sorted(((c.node_id, c.vss_score if c.vss_score is not None else -1.0)
                         for c in graph), key=lambda x: (-x[1], x[0]))
         level = [(c.node_id, -float(c.level or 0)) for c in graph]  # graph is level-first
-        signals = [(dense, weights.dense), (level, weights.level)]
+        signals = [(dense, dense_of(weights)), (level, weights.level)]
         if lexical:
             signals.append(([(n, s) for n, s in question_bm25 if n in by_id],
                             weights.lexical))
@@ -172,7 +165,7 @@ def _fuse_strands(side: _GraphSide, vss: Ranked, lexical: Ranked, k: int,
     # a weakly linked Cypher only re-ranks the vector and BM25 candidates
     pool = None if confident else {n for n, _ in vss} | {n for n, _ in lexical}
     graph_list = [(c.node_id, 0.0) for c in graph[:depth]]
-    fused = fuse([(graph_list, trust), (vss, weights.dense), (lexical, weights.lexical)],
+    fused = fuse([(graph_list, trust), (vss, dense_of(weights)), (lexical, weights.lexical)],
                  method=weights.fusion, rrf_k=weights.rrf_k, only=pool)
     if graph and confident:
         # the confident band (first-level answers, a handful) leads the final list

@@ -35,14 +35,21 @@ _OPS = {"more than": ">", "greater than": ">", "over": ">", "above": ">", "at le
         "exactly": "=", "after": ">", "since": ">=", "before": "<", "until": "<=", "in": "="}
 
 
+# How far the formalizer trusts the relation it wrote for a linked entity: one edge type
+# the question's words name (or the only one there is), an edge type it had to choose
+# among several, a two-hop path, any relation (no type or no schema path).
+RELATION_TRUST = {"named": 1.0, "guessed": 0.6, "two_hops": 0.5, "any": 0.3}
+
+
 @dataclass
 class OfflineFormalization:
     target_type: str | None
     cypher: str
     entities: list[LinkedEntity] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    # Linking confidence in [0, 1]: the mean of the linked entities' (0 without any). The
-    # hybrid ranking trusts the Cypher this much (afr.methods.af.hybrid_ranking).
+    # Confidence in [0, 1]: the mean over the linked entities of their link's confidence
+    # times the trust in the relation written for them (0 without any). The hybrid
+    # ranking trusts the Cypher this much (afr.methods.af.hybrid_ranking).
     confidence: float = 0.0
 
 
@@ -130,6 +137,7 @@ def formalize(store: Store, question: str, schema: SkbSchema,
     target = f"(y:{_label(schema.node_types[target_type].label)})" if target_type else "(y)"
     qualifies = _qualifiers(store, entities)
     patterns: list[str] = []
+    support: list[float] = []  # how far each entity's pattern is trusted
     for i, ent in enumerate(entities, 1):
         const = (f"(c{i}:{_label(schema.node_types[ent.node_type].label)} "
                  f"{{name: {_quote(ent.name)}}})")
@@ -139,9 +147,12 @@ def formalize(store: Store, question: str, schema: SkbSchema,
             anchor = f"(c{other}:{_label(schema.node_types[other_ent.node_type].label)})"
             patterns.append(_pattern(schema, etype, forward, anchor, const))
             notes.append(f"{ent.name!r} qualifies {other_ent.name!r} (they are adjacent)")
+            support.append(ent.confidence)
         else:
-            patterns += _join_to_target(schema, target_type, target, ent, const, i, qwords,
-                                        notes)
+            joined, relation = _join_to_target(schema, target_type, target, ent, const, i,
+                                               qwords, notes)
+            patterns += joined
+            support.append(ent.confidence * relation)
     conditions = _conditions(question, target_type, catalog)
     if not patterns:
         patterns = [target]
@@ -150,7 +161,7 @@ def formalize(store: Store, question: str, schema: SkbSchema,
     if conditions:
         cypher += "\nWHERE " + " AND ".join(conditions)
     cypher += "\nRETURN y"
-    confidence = sum(e.confidence for e in entities) / len(entities) if entities else 0.0
+    confidence = sum(support) / len(support) if support else 0.0
     return OfflineFormalization(target_type, cypher, entities, notes, confidence)
 
 
@@ -174,16 +185,19 @@ def _qualifiers(store: Store, entities: list[LinkedEntity]) -> dict[int, tuple[i
 
 def _join_to_target(schema: SkbSchema, target_type: str | None, target: str,
                     ent: LinkedEntity, const: str, i: int, qwords: set[str],
-                    notes: list[str]) -> list[str]:
-    """The patterns that join entity ``i`` to the target: one hop, else two (the edge
-    types whose labels the question's words name best), else any relation."""
+                    notes: list[str]) -> tuple[list[str], float]:
+    """The patterns that join entity ``i`` to the target — one hop, else two (the edge
+    types whose labels the question's words name best), else any relation — and how far
+    that guess of the relation is trusted (``RELATION_TRUST``)."""
     if target_type is None:
-        return [f"{target}--{const}"]
+        return [f"{target}--{const}"], RELATION_TRUST["any"]
     direct = _edge_choices(schema, target_type, ent.node_type)
     if direct:
         edge, forward = max(direct, key=lambda c: _label_overlap(
             schema.edge_types[c[0]].label, qwords))
-        return [_pattern(schema, edge, forward, target, const)]
+        named = _label_overlap(schema.edge_types[edge].label, qwords) > 0 or len(direct) == 1
+        return ([_pattern(schema, edge, forward, target, const)],
+                RELATION_TRUST["named" if named else "guessed"])
     two_hop = [
         (mid, e1, f1, e2, f2)
         for mid in schema.node_types
@@ -194,7 +208,8 @@ def _join_to_target(schema: SkbSchema, target_type: str | None, target: str,
         mid, e1, f1, e2, f2 = max(two_hop, key=lambda c: _label_overlap(
             schema.edge_types[c[1]].label + " " + schema.edge_types[c[3]].label, qwords))
         m = f"(m{i}:{_label(schema.node_types[mid].label)})"
-        return [_pattern(schema, e1, f1, target, m), _pattern(schema, e2, f2, m, const)]
+        return ([_pattern(schema, e1, f1, target, m), _pattern(schema, e2, f2, m, const)],
+                RELATION_TRUST["two_hops"])
     notes.append(f"no schema path between {target_type} and {ent.node_type} "
                  f"({ent.name}): linked as any relation")
-    return [f"{target}--{const}"]
+    return [f"{target}--{const}"], RELATION_TRUST["any"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 from afr.cypher.resolve import ResolvedQuery
 from afr.methods.af.formalize import Formalized, formalize
 from afr.methods.af.grounding import GroundedCypher, ground_cypher
-from afr.methods.af.hybrid_ranking import text_conditions
 from afr.methods.af.ranking import RANKING_STEPS, RankInput
 from afr.methods.af.repair import RepairRound, repair_round, run_outcome
 from afr.methods.af.trace import AfTrace
@@ -94,12 +93,13 @@ class AfRetriever:
 
 
 def _target_text_conditions(grounded: GroundedCypher) -> list:
-    """The target's text conditions the attribute filters could not apply."""
+    """The target's text conditions the grounding did not apply (the ranking weighs
+    them)."""
     target = grounded.resolved.target
     cands = grounded.symbols.get(target) if target else None
-    if cands is None or cands.filters is None:
+    if cands is None or cands.texts_applied:
         return []
-    return text_conditions(cands.filters.unapplied)
+    return list(cands.texts)
 
 
 def _names(resolved: ResolvedQuery | None) -> frozenset[str]:

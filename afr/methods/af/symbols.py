@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from afr.cypher.model import Condition
+from afr.cypher.model import SUBSTRING_OPERATORS, Condition, is_text_condition
 from afr.cypher.resolve import ResolvedQuery, ResolvedSymbol
 from afr.embed import Embedder
 from afr.lexical import bm25, has_lexical_index
@@ -36,6 +36,7 @@ from afr.store.names import has_name_index, lookup_names
 from afr.vectors.search import query_vector, search
 
 PATTERN_CAP = 10  # a name pattern keeps at most this many times l_max matching nodes
+TEXT_CAP = 200_000  # a text condition keeps at most this many nodes (as attribute filters)
 
 
 @dataclass
@@ -49,6 +50,10 @@ class SymbolCandidates:
     pattern: bool = False  # the ids are the nodes matching a name pattern (a filter)
     allowed: list[int] | None = None  # variables with filters: their domain
     filters: FilterResult | None = None
+    # the symbol's text conditions (y.text CONTAINS …), and whether they restrict its
+    # nodes in the grounding (else the hybrid ranking weighs them as evidence)
+    texts: list[Condition] = field(default_factory=list)
+    texts_applied: bool = False
     notes: list[str] = field(default_factory=list)
     # set while the similarity search waits (retrieve_symbols' defer): ids are the
     # exact name matches alone
@@ -91,22 +96,29 @@ def _interleave(lists: list[list[tuple[int, float]]], limit: int) -> list[tuple[
 
 
 def _prepare_symbol(store: Store, sym: ResolvedSymbol, catalog: AttributeCatalog, *,
-                    l_max: int) -> tuple[SymbolCandidates, _Search | None]:
+                    l_max: int, texts: bool = True) -> tuple[SymbolCandidates, _Search | None]:
     """A symbol's filters and, for a constant, the search that ranks its candidates (None
-    when there is nothing to rank)."""
+    when there is nothing to rank). ``texts``: its text conditions restrict its nodes."""
     out = SymbolCandidates(sym.var, sym.is_constant)
-    if sym.conditions:
-        out.filters = filter_nodes(store, sym.node_type, sym.conditions, catalog)
+    out.texts = [c for c in sym.conditions if is_text_condition(c)]
+    conditions = [c for c in sym.conditions if not is_text_condition(c)]
+    if conditions:
+        out.filters = filter_nodes(store, sym.node_type, conditions, catalog)
         out.notes += [f"{c.attribute} {c.op} {c.value!r}: {why}"
                       for c, why in out.filters.unapplied]
         if out.filters.truncated:
             out.notes.append(f"more than {len(out.filters.ids or [])} nodes pass the "
                              "attribute filters: the first ones by id are kept")
     allowed = out.filters.ids if out.filters else None
+    if texts and out.texts:
+        allowed = _text_filter(store, sym, out, allowed)
     if not sym.is_constant:
         out.allowed = allowed
         return out, None
-    extra = [_condition_text(c) for c, _ in (out.filters.unapplied if out.filters else [])]
+    unapplied = [c for c, _ in (out.filters.unapplied if out.filters else [])]
+    if not out.texts_applied:
+        unapplied += out.texts
+    extra = [_condition_text(c) for c in unapplied]
     strings = [" ".join([s, *extra]) for s in sym.search_strings]
     out.search = " | ".join(strings)
     if allowed is not None and not allowed:
@@ -128,6 +140,28 @@ def _prepare_symbol(store: Store, sym: ResolvedSymbol, catalog: AttributeCatalog
             out.notes.append(f"{shown}: no name or alias matches; searched by similarity")
     types = [sym.node_type] if sym.node_type else None
     return out, _Search(strings, types, allowed, limit)
+
+
+def _text_filter(store: Store, sym: ResolvedSymbol, out: SymbolCandidates,
+                 allowed: list[int] | None) -> list[int] | None:
+    """The symbol's nodes whose text satisfies its substring conditions (a regular
+    expression stays evidence for the ranking): its domain in the grounding, so scope
+    expansion goes on until k answers satisfy them too. None matching: they stay
+    evidence, and the domain is as before."""
+    substring = [c for c in out.texts if c.op in SUBSTRING_OPERATORS]
+    if not substring or (allowed is not None and not allowed):
+        return allowed
+    shown = " AND ".join(f"{c.attribute} {c.op} {c.value!r}" for c in substring)
+    matched = match_text(store, substring, field="text", node_type=sym.node_type,
+                         ids=allowed, limit=TEXT_CAP + 1)
+    if not matched:
+        out.notes.append(f"{shown}: no node's text matches; weighed in the ranking instead")
+        return allowed
+    out.texts_applied = True
+    more = f", the first {TEXT_CAP} by id kept" if len(matched) > TEXT_CAP else ""
+    out.notes.append(f"{shown}: applied in the grounding ({min(len(matched), TEXT_CAP)} "
+                     f"nodes{more})")
+    return matched[:TEXT_CAP]
 
 
 def _rank_all(store: Store, embedder: Embedder,
@@ -213,7 +247,7 @@ def _exact_names_scan(store: Store, wanted: list[tuple[ResolvedSymbol, list[int]
 def retrieve_symbols(
     store: Store, embedder: Embedder, query: ResolvedQuery, catalog: AttributeCatalog, *,
     l_max: int, exact_names_first: bool = True, lexical: BM25Settings | None = None,
-    defer: bool = False,
+    defer: bool = False, texts: bool = True,
 ) -> dict[str, SymbolCandidates]:
     """``lexical``: fuse each constant's vector ranking with BM25 under these settings
     (needs the lexical index; the hybrid ranking's ``ranking.symbols_lexical``, on by
@@ -222,10 +256,12 @@ def retrieve_symbols(
     ``defer``: when every constant has exact name matches (and none is a name pattern),
     each one's candidates are those matches alone for now, and its similarity search waits
     (``SymbolCandidates.deferred``) for ``complete_symbols``. The grounding needs the
-    search only when the exact names, all at level 1, ground fewer than k answers."""
+    search only when the exact names, all at level 1, ground fewer than k answers.
+
+    ``texts``: the symbols' text conditions restrict their nodes (``_text_filter``)."""
     if not has_lexical_index(store):
         lexical = None
-    prepared = {var: _prepare_symbol(store, sym, catalog, l_max=l_max)
+    prepared = {var: _prepare_symbol(store, sym, catalog, l_max=l_max, texts=texts)
                 for var, sym in query.symbols.items()}
     plans = {var: plan for var, (_, plan) in prepared.items() if plan is not None}
     wanted = [(query.symbols[var], prepared[var][0].filters.ids

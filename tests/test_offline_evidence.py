@@ -1,0 +1,152 @@
+"""Issue 27: what the offline formalizer trusts (the answer type a question names, links
+to names rather than ordinary words, the relation it guessed), the weight of vector
+similarity beside BM25 (the embedder's own, calibrated, or set), and text conditions
+inside the scope expansion. DuckDB and PostgreSQL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from afr.cli.main import cli
+from click.testing import CliRunner
+from settings_util import settings_of
+from skbutil import write_skb
+
+from afr.embed.hashing import HashingEmbedder
+from afr.lexical import build_lexical_index
+from afr.load import load_skb_dir
+from afr.methods.af.grounding import ground_cypher
+from afr.methods.af.offline import RELATION_TRUST, formalize
+from afr.pipeline.ask import Pipeline
+from afr.retrieval.filters import AttributeCatalog
+from afr.retrieval.linking import guess_target_type, named_entities
+from afr.retrieval.weights import dense_weight, record_calibration
+from afr.settings import RankingSettings
+from afr.store import Store
+from afr.vectors import embed_store
+
+SCHEMA = {
+    "name": "lexicon", "directed": True,
+    "candidate_types": ["noun_concept", "verb_concept", "word"],
+    "node_types": {"noun_concept": {}, "verb_concept": {}, "word": {}, "place": {}},
+    "edge_types": {
+        "kind_of": {"source": "noun_concept", "target": "noun_concept",
+                    "label": "noun_concept_is_a_kind_of_noun_concept"},
+        "found_in": {"source": "noun_concept", "target": "place",
+                     "label": "noun_concept_is_found_in_place"},
+        "means": {"source": "word", "target": "noun_concept", "label": "word_can_mean"},
+    },
+}
+NOUNS = {1: ("snake", "a limbless scaled reptile"),
+         2: ("viper", "a venomous snake with hinged fangs"),
+         3: ("adder", "a small venomous viper of Europe"),
+         4: ("puff adder", "a large African viper that inflates its body when alarmed"),
+         5: ("Gaboon viper", "a very large heavy-bodied African viper"),
+         6: ("call", "a loud utterance; the characteristic cry of a bird")}
+
+
+def make(store: Store, tmp_path: Path) -> None:
+    nodes = [{"id": i, "type": "noun_concept", "name": n, "text": t}
+             for i, (n, t) in NOUNS.items()]
+    nodes += [{"id": 20, "type": "verb_concept", "name": "call", "text": "utter a cry"},
+              {"id": 30, "type": "word", "name": "call", "text": "a loud utterance"},
+              {"id": 40, "type": "place", "name": "Africa", "text": "a continent"},
+              {"id": 41, "type": "place", "name": "Europe", "text": "a continent"}]
+    edges = [(2, "kind_of", 1), (3, "kind_of", 2), (4, "kind_of", 2), (5, "kind_of", 2),
+             (4, "found_in", 40), (5, "found_in", 40), (3, "found_in", 41),
+             (30, "means", 6)]
+    load_skb_dir(store, write_skb(tmp_path / "skb", SCHEMA, nodes, edges), progress=False)
+    embed_store(store, HashingEmbedder(32), progress=False)
+    build_lexical_index(store, progress=False)
+
+
+def test_the_answer_type_a_question_names(store: Store, tmp_path: Path) -> None:
+    make(store, tmp_path)
+    schema = store.skb_schema()
+    assert guess_target_type("Which verb means to shout?", schema) == "verb_concept"
+    assert guess_target_type("Which words can mean a cry?", schema) == "word"
+    # a word of a type's name counts among the question's first words only
+    assert guess_target_type("Which vipers live where the word is Africa?", schema) == "word"
+    assert guess_target_type("Name the snake that is small and lives far from the "
+                             "verb", schema) is None
+    # "concept" is in three types' names: it names none of them
+    assert guess_target_type("Which concept is a snake?", schema) is None
+
+
+def test_links_are_names_not_ordinary_words(store: Store, tmp_path: Path) -> None:
+    make(store, tmp_path)
+    schema = store.skb_schema()
+    mentions = [e.mention for e in named_entities(
+        store, "What do you call a viper of Africa?", schema)]
+    # "call" and "viper" name nodes, but are written as ordinary words; Africa is a name
+    assert mentions == ["africa"]
+    two_words = named_entities(store, "Is the puff adder big?", schema)
+    assert [e.mention for e in two_words] == ["puff adder"]
+
+
+def test_the_offline_cypher_is_trusted_as_far_as_its_relation(store: Store,
+                                                              tmp_path: Path) -> None:
+    make(store, tmp_path)
+    schema, catalog = store.skb_schema(), AttributeCatalog.from_store(store)
+    found = formalize(store, "Which nouns are found in Africa?", schema, catalog)
+    assert "noun_concept_is_found_in_place" in found.cypher
+    (africa,) = found.entities
+    assert found.confidence == pytest.approx(africa.confidence * RELATION_TRUST["named"])
+    untyped = formalize(store, "What lives in Africa?", schema, catalog)
+    assert untyped.target_type is None and "(y)--" in untyped.cypher
+    assert untyped.confidence == pytest.approx(
+        untyped.entities[0].confidence * RELATION_TRUST["any"])
+
+
+def test_the_dense_weight_and_where_it_comes_from(store: Store, tmp_path: Path) -> None:
+    make(store, tmp_path)
+    hashing = HashingEmbedder(32)
+    own = dense_weight(store, hashing, RankingSettings())
+    assert own.weight < 0.01 and "embedder's own" in own.source  # a tie-breaker
+    record_calibration(store, hashing, 0.3, source="dev.csv", questions=12, grid={})
+    store.forget_facts()
+    measured = dense_weight(store, hashing, RankingSettings())
+    assert measured.weight == 0.3 and "calibrated on 12 questions of dev.csv" in measured.source
+    assert dense_weight(store, hashing, RankingSettings(dense=0.7)).weight == 0.7
+    # a session fixes the weight in its settings: runs store the weight they fused with
+    result = Pipeline(store, settings_of(llm__offline=True)).ask("Which viper is African?")
+    assert result.settings.ranking.dense == 0.3 and "calibrated" in result.dense_from
+
+
+def test_calibration_from_the_command_line(duck_store: Store, tmp_path: Path) -> None:
+    make(duck_store, tmp_path)
+    questions = tmp_path / "dev.csv"
+    questions.write_text('id,query,answer_ids,target_type\n'
+                         '1,a large African viper that inflates its body,"[""4""]",'
+                         'noun_concept\n'
+                         '2,a small venomous viper of Europe,"[""3""]",noun_concept\n')
+    path = str(duck_store.path)
+    duck_store.close()
+    done = CliRunner().invoke(cli, ["--db", path, "index", "--calibrate", str(questions)])
+    assert done.exit_code == 0, done.output
+    assert "kept dense weight" in done.output and "← kept" in done.output
+    shown = CliRunner().invoke(cli, ["--db", path, "ask", "viper of Africa", "--explain"])
+    assert "calibrated on 2 questions" in shown.output
+
+
+def test_text_conditions_widen_the_scope_until_k_answers_meet_them(
+        store: Store, tmp_path: Path) -> None:
+    """"African" vipers: the exact name 'viper' grounds three kinds of viper at level 1,
+    one whose text says African is not enough for k = 2 … but the other African one sits
+    under the same name: the expansion goes on, with the text condition inside it."""
+    make(store, tmp_path)
+    pipeline = Pipeline(store, settings_of(llm__offline=True, ask__k=2, af__l_max=5,
+                                           rerank__method="none"))
+    cypher = ('MATCH (y:noun_concept)-[:noun_concept_is_a_kind_of_noun_concept]->'
+              '(v:noun_concept {name: "viper"}) WHERE y.text CONTAINS "African" RETURN y')
+    grounded = ground_cypher(pipeline.session, cypher)
+    assert grounded.symbols["y"].texts_applied
+    assert sorted(n for n, _ in grounded.result.answers) == [4, 5]
+    assert not grounded.fixes  # the node's text is no attribute to fix
+    # nothing meets the condition: grounded without it, the ranking weighs it
+    missing = cypher.replace("African", "Antarctic")
+    grounded = ground_cypher(pipeline.session, missing)
+    assert not grounded.symbols["y"].texts_applied
+    assert sorted(n for n, _ in grounded.result.answers) == [3, 4, 5]
+    assert any("weighed in the ranking" in n for n in grounded.symbols["y"].notes)
