@@ -9,16 +9,17 @@ from .context import Context, UsageProblem, handle_errors, pass_ctx
 from .output import format_table
 
 
-def build_index(ctx: Context, store) -> None:
-    """Build (or top up) the lexical index and say what it holds: shared by `afr index`
-    and the --index flag of load and embed."""
+def build_index(ctx: Context, store, *, rebuild: bool = False) -> None:
+    """Build (or top up, or with ``rebuild`` build anew) the lexical index and say what it
+    holds: shared by `afr index` and the --index flag of load and embed."""
     from afr.lexical import build_lexical_index
 
     report = build_lexical_index(store, params=ctx.resolve().settings.bm25,
-                                 progress=ctx.progress)
-    click.echo(f"lexical index: {report.indexed:,} nodes indexed now, {report.total:,} of "
-               f"{report.nodes:,} in all ({report.postings:,} postings, {report.terms:,} "
-               f"terms) in {report.seconds:.1f} s")
+                                 rebuild=rebuild, progress=ctx.progress)
+    anew = "emptied and built anew: " if report.rebuilt else ""
+    click.echo(f"lexical index ({report.tokenizer}): {anew}{report.indexed:,} nodes indexed "
+               f"now, {report.total:,} of {report.nodes:,} in all ({report.postings:,} "
+               f"postings, {report.terms:,} terms) in {report.seconds:.1f} s")
 
 
 def build_similarity(ctx: Context, store, *, k_cand: int | None, percentile: float | None,
@@ -52,6 +53,10 @@ def build_similarity(ctx: Context, store, *, k_cand: int | None, percentile: flo
 
 
 @click.command()
+@click.option("--rebuild", is_flag=True,
+              help="Empty the lexical index and build it anew with the [bm25] tokeniser "
+                   "(stemmer, stopwords): needed after changing either, and for an index "
+                   "an older afr built. An interrupted rebuild continues with 'afr index'.")
 @click.option("--similarity", is_flag=True,
               help="Also build the similarity graph SAGE expands over (node_sim), anew.")
 @click.option("--k-cand", type=int, default=None, metavar="N",
@@ -74,14 +79,17 @@ def build_similarity(ctx: Context, store, *, k_cand: int | None, percentile: flo
                    "characters ([sage] min_text_chars)].")
 @pass_ctx
 @handle_errors
-def index(ctx: Context, similarity: bool, k_cand: int | None, percentile: float | None,
-          calibrate: str | None, split: str | None, types: tuple[str, ...]) -> None:
+def index(ctx: Context, rebuild: bool, similarity: bool, k_cand: int | None,
+          percentile: float | None, calibrate: str | None, split: str | None,
+          types: tuple[str, ...]) -> None:
     """Build the lexical index BM25 ranks with — incremental and resumable.
 
     Tokenises every node's `doc` document (name, aliases, attributes, text: lowercase
-    Unicode words, English stopwords dropped) into SQL tables (lex_postings, lex_docs,
-    lex_df, lex_stats). Only nodes not yet indexed are tokenised, batch by batch, each
-    batch committed; document frequencies are recomputed at the end.
+    Unicode words, English stopwords dropped, Snowball stems: [bm25] stemmer and
+    stopwords) into SQL tables (lex_postings, lex_docs, lex_df, lex_stats). Only nodes
+    not yet indexed are tokenised, batch by batch, each batch committed; document
+    frequencies are recomputed at the end. The index records its tokeniser, and queries
+    are tokenised the same way: after changing it, rebuild with --rebuild.
 
     With --similarity, also builds the similarity graph of `--method sage` / `af+sage`
     (node_sim, apart from the SKB's edges): nodes linked by the similarity of their
@@ -104,7 +112,7 @@ def index(ctx: Context, similarity: bool, k_cand: int | None, percentile: float 
         raise UsageProblem("--split goes with --calibrate")
     store = ctx.open(write=True)
     try:
-        build_index(ctx, store)
+        build_index(ctx, store, rebuild=rebuild)
         if similarity:
             build_similarity(ctx, store, k_cand=k_cand, percentile=percentile, types=types)
         if calibrate:

@@ -168,3 +168,46 @@ def test_postgres_buffer_pool_is_reported(
     assert "server:   shared_buffers 128 MB, afr's HNSW indexes 3.0 GB" in info.output
     data = json.loads(invoke(runner, *db, "info", "--json").output)
     assert data["server_memory"] == {"shared_buffers": 128 << 20, "vector_indexes": 3 << 30}
+
+
+def test_index_records_its_tokeniser_and_rebuild_changes_it(
+        runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`afr index` says which tokeniser made its terms; after the settings change it, the
+    index is refused with a one-line error (by `afr index` and by `afr ask`) until
+    `afr index --rebuild`."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("AFR_CONFIG", raising=False)
+    db = str(tmp_path / "s.duckdb")
+    assert invoke(runner, "--db", db, "load", str(toy_skb(tmp_path / "skb"))).exit_code == 0
+    assert invoke(runner, "--db", db, "embed", "--no-index").exit_code == 0
+    first = invoke(runner, "--db", db, "index")
+    assert first.exit_code == 0
+    assert first.output.startswith("lexical index (Snowball english stems, stopwords "
+                                   "dropped): 8 nodes indexed now")
+
+    def ranked() -> list[str]:
+        out = invoke(runner, "--db", db, "ask", "a neighbourhood", "--method",
+                     "bm25", "--offline", "--json", "--no-log")
+        assert out.exit_code == 0, out.output
+        return [a["ext_id"] for a in json.loads(out.output)["answers"]]
+    stemmed = ranked()
+    assert stemmed == ["p2"]  # "neighbourhood" meets "neighbourhoods" only as stems
+    cfg = tmp_path / "afr.toml"
+    cfg.write_text('[bm25]\nstemmer = "none"\n')
+    for args in (("index",), ("ask", "graph networks", "--offline")):
+        refused = invoke(runner, "--db", db, *args)
+        assert refused.exit_code == 1, refused.output
+        assert refused.output.startswith("afr: error: the lexical index was built with "
+                                         "Snowball english stems, stopwords dropped; the "
+                                         "settings ask for words unstemmed")
+        assert "afr index --rebuild" in refused.output
+        assert len(refused.output.splitlines()) == 1
+    rebuilt = invoke(runner, "--db", db, "index", "--rebuild")
+    assert rebuilt.exit_code == 0
+    assert rebuilt.output.startswith("lexical index (words unstemmed, stopwords dropped): "
+                                     "emptied and built anew: 8 nodes indexed now")
+    assert ranked() == []
+    cfg.unlink()
+    assert invoke(runner, "--db", db, "index", "--rebuild").exit_code == 0
+    assert ranked() == stemmed

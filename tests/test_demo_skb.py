@@ -71,7 +71,8 @@ def test_rebuild_is_identical(tmp_path: Path) -> None:
 
 def test_a_demo_without_the_edge_endpoint_record_is_built_again(tmp_path: Path) -> None:
     """A demo cached by an afr before loads recorded which node types each edge type
-    connects is not current: it is built again (its grounding would keep every check)."""
+    connects is not current: it is built again (its grounding would keep every check);
+    likewise one whose lexical index has no tokeniser record (unstemmed terms)."""
     from afr.demo import demo_ready, ensure_demo_store
     from afr.store import DuckDBStore
 
@@ -79,6 +80,13 @@ def test_a_demo_without_the_edge_endpoint_record_is_built_again(tmp_path: Path) 
     assert demo_ready(path)
     store = DuckDBStore(path)
     store.delete_meta("skb_edge_pairs")
+    store.close()
+    assert not demo_ready(path)
+    ensure_demo_store(path, progress=False)
+    assert demo_ready(path)
+    # nor is one whose lexical index another tokeniser made (an afr before stemming)
+    store = DuckDBStore(path)
+    store.delete_meta("lexical_tokenizer")
     store.close()
     assert not demo_ready(path)
     ensure_demo_store(path, progress=False)

@@ -7,9 +7,9 @@ import csv
 from pathlib import Path
 
 from afr.errors import StoreError
-from afr.lexical import has_lexical_index
+from afr.lexical import Tokenizer, has_lexical_index, index_tokenizer
 from afr.resources import demo_skb_dir
-from afr.settings import StoreSettings, cache_dir
+from afr.settings import BM25Settings, StoreSettings, cache_dir
 from afr.store import DEFAULT_DB, DuckDBStore, Store, is_postgres_url, open_store
 from afr.store.base import SCHEMA_VERSION
 from afr.vectors.documents import DOCUMENTS_VERSION
@@ -41,12 +41,14 @@ def demo_ready(path: Path) -> bool:
 def _holds_ready_demo(store: Store) -> bool:
     # A demo of an older schema is built again: it lacks what newer methods need (the
     # similarity graph is built with the demo since schema 7), as is one loaded before
-    # loads recorded which node types each edge type connects (the grounding's checks).
+    # loads recorded which node types each edge type connects (the grounding's checks),
+    # and one whose lexical index has other terms than the default tokeniser makes.
     return (store.schema_version() == SCHEMA_VERSION and bool(store.skb_name())
             and store.embedding_model("doc_rel") is not None
             and store.get_meta(DOCUMENTS_VERSION_KEY) == DOCUMENTS_VERSION
             and store.get_meta("skb_edge_pairs") is not None
-            and has_lexical_index(store))
+            and has_lexical_index(store)
+            and index_tokenizer(store) == Tokenizer.of(BM25Settings()))
 
 
 def _open_ready_demo(path: Path, read_only: bool) -> Store | None:

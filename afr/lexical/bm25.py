@@ -3,38 +3,34 @@
 Lucene's variant (as bm25s names it): ``idf = ln(1 + (N − df + 0.5)/(df + 0.5))``, term
 weight ``tf / (tf + k1·(1 − b + b·len/avglen))``; N, df and avglen are those of the node
 type(s) searched, also when only a candidate set is scored. A query term counts once.
+
+One rule is afr's, not Lucene's: query terms whose idf is below ``min_idf`` ([bm25]) are
+not scored at all (a term in nearly every document searched would otherwise make each of
+them a scored row). With ``min_idf = 0`` the scores are bm25s's exactly; the tests compare
+with bm25s given the query's other terms.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from afr.lexical.tokens import tokenize
+from afr.lexical.record import query_tokenizer
 from afr.settings import BM25Settings
 from afr.store.base import Store
 
 SCORE_DIGITS = 9  # BM25 scores are compared at this precision
 
 
-def has_lexical_index(store: Store) -> bool:
-    """Whether ``afr index`` has indexed anything in this store (read once per store
-    object)."""
-    def read() -> bool:
-        if not store.table_exists("lex_stats"):
-            return False
-        return bool(store.run("lexical/has_index.sql"))
-    return store.fact("lexical_index", read)
-
-
 def bm25(store: Store, query: str | Sequence[str], *, params: BM25Settings = BM25Settings(),
          types: Sequence[str] | None = None, ids: Sequence[int] | None = None,
          k: int | None = None, also: Sequence[int] | None = None
          ) -> list[tuple[int, float]]:
-    """(node id, BM25 score) best first, for a query text (tokenised here) or its tokens;
-    nodes without any query term are left out. ``ids`` restricts the scoring to those
-    nodes; ``k`` cuts the list (None: all), except that the nodes of ``also`` are kept
-    wherever they rank. ``params``: the [bm25] settings."""
-    terms = tokenize(query, stopwords=params.stopwords) if isinstance(query, str) \
+    """(node id, BM25 score) best first, for a query text (tokenised here, as the index
+    was: ``query_tokenizer``) or its terms; nodes without any query term are left out.
+    ``ids`` restricts the scoring to those nodes; ``k`` cuts the list (None: all), except
+    that the nodes of ``also`` are kept wherever they rank. ``params``: the [bm25]
+    settings."""
+    terms = query_tokenizer(store, params).tokens(query) if isinstance(query, str) \
         else list(query)
     terms = list(dict.fromkeys(terms))
     if not terms or (ids is not None and len(ids) == 0):

@@ -4,6 +4,10 @@ Incremental: only nodes without a ``lex_docs`` row are tokenised; each batch com
 rerun resumes. Document frequencies and per-type statistics are recomputed in SQL once at
 the end (``lexical/statistics.sql``); a run that stopped before that leaves the store
 marked, and the next run recomputes them even when no node is missing.
+
+The first batch records the tokeniser (``afr.lexical.record``); topping up an index built
+with another tokeniser is refused (its postings would mix two kinds of terms), and
+``rebuild`` empties the index and records the settings' tokeniser first.
 """
 
 from __future__ import annotations
@@ -12,7 +16,8 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from afr.lexical.tokens import tokenize
+from afr.lexical.record import TOKENIZER_KEY, index_tokenizer, mismatch
+from afr.lexical.tokens import Tokenizer, TokenizerError
 from afr.progress import bar
 from afr.settings import BM25Settings
 from afr.store.base import Store
@@ -29,37 +34,25 @@ class LexicalReport:
     postings: int = 0
     terms: int = 0
     seconds: float = 0.0
+    tokenizer: str = ""  # how its terms were made (``Tokenizer.describe``)
+    rebuilt: bool = False  # the index was emptied first
 
 
 def build_lexical_index(store: Store, *, params: BM25Settings = BM25Settings(),
-                        batch_size: int = 1000, progress: bool = True) -> LexicalReport:
+                        batch_size: int = 1000, rebuild: bool = False,
+                        progress: bool = True) -> LexicalReport:
     started = time.perf_counter()
     store.require_skb()
     store.require_initialised()  # an older store gets the lexical tables first
+    tokenizer = Tokenizer.of(params)
+    tokenizer.require()  # a stemmer that cannot be made fails before any write
+    _claim(store, tokenizer, rebuild)
     missing = [int(r[0]) for r in store.run("lexical/missing.sql")]
-    report = LexicalReport()
+    report = LexicalReport(tokenizer=tokenizer.describe(), rebuilt=rebuild)
     with bar(len(missing), "indexing terms", enabled=progress, unit="node") as pbar:
         for start in range(0, len(missing), batch_size):
             ids = missing[start:start + batch_size]
-            docs = build_documents(store, ids, "doc")
-            terms: list[str] = []
-            term_nodes: list[int] = []
-            tfs: list[int] = []
-            lens: list[int] = []
-            for node_id in ids:
-                tokens = tokenize(docs.get(node_id, ""), stopwords=params.stopwords)
-                lens.append(len(tokens))
-                for term, tf in Counter(tokens).items():
-                    terms.append(term)
-                    term_nodes.append(node_id)
-                    tfs.append(tf)
-
-            def write(ids=ids, terms=terms, term_nodes=term_nodes, tfs=tfs, lens=lens) -> None:
-                store.run("lexical/insert.sql", {"terms": terms, "term_nodes": term_nodes,
-                                                 "tfs": tfs, "ids": ids, "lens": lens})
-                store.set_meta(_STALE, "true")
-
-            store.run_in_transaction(write, retries=0)
+            _index_batch(store, ids, tokenizer)
             report.indexed += len(ids)
             pbar.update(len(ids))
     if report.indexed or store.get_meta(_STALE) == "true":
@@ -74,3 +67,45 @@ def build_lexical_index(store: Store, *, params: BM25Settings = BM25Settings(),
     report.postings, report.terms = int(row.postings), int(row.terms)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _claim(store: Store, tokenizer: Tokenizer, rebuild: bool) -> None:
+    """Make the index the tokeniser's: record it on an empty (or emptied) index; refuse
+    an index that holds another's terms."""
+    if rebuild:
+        def clear() -> None:
+            store.run("lexical/clear.sql")
+            store.set_meta(TOKENIZER_KEY, tokenizer.record())
+            store.set_meta(_STALE, "true")
+        store.run_in_transaction(clear, retries=0)
+        return
+    if not store.run("lexical/any_doc.sql"):
+        store.run_in_transaction(lambda: store.set_meta(TOKENIZER_KEY, tokenizer.record()),
+                                 retries=0)
+        return
+    built = index_tokenizer(store)
+    if built != tokenizer:
+        raise TokenizerError(mismatch(built, tokenizer))
+
+
+def _index_batch(store: Store, ids: list[int], tokenizer: Tokenizer) -> None:
+    """Tokenise the nodes ``ids`` and write their postings and lengths (one commit)."""
+    docs = build_documents(store, ids, "doc")
+    terms: list[str] = []
+    term_nodes: list[int] = []
+    tfs: list[int] = []
+    lens: list[int] = []
+    for node_id in ids:
+        tokens = tokenizer.tokens(docs.get(node_id, ""))
+        lens.append(len(tokens))
+        for term, tf in Counter(tokens).items():
+            terms.append(term)
+            term_nodes.append(node_id)
+            tfs.append(tf)
+
+    def write() -> None:
+        store.run("lexical/insert.sql", {"terms": terms, "term_nodes": term_nodes,
+                                         "tfs": tfs, "ids": ids, "lens": lens})
+        store.set_meta(_STALE, "true")
+
+    store.run_in_transaction(write, retries=0)

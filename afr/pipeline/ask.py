@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from afr.embed import Embedder, embedder_for_store, embedding_endpoint
 from afr.errors import AfrError
-from afr.lexical import has_lexical_index
+from afr.lexical import query_tokenizer
 from afr.llm import LLMClient, StoreLLMCache
 from afr.methods.base import Question, QuestionLLM, Session, Turn
 from afr.methods.registry import make_retriever
@@ -78,8 +78,9 @@ def open_session(store: Store, settings: Settings, *, embedder: Embedder | None 
     session = Session(store, store.skb_schema(), embedder, AttributeCatalog.from_store(store),
                       settings, llm if llm is not None else llm_client(store, settings),
                       dense_from=dense.source)
-    if settings.af.ranking == "hybrid" or settings.ask.method in ("bm25", "hybrid", "sage"):
-        has_lexical_index(store)
+    # A lexical index built with another tokeniser than the settings name stops the
+    # session here, before any question, rather than each question's BM25.
+    query_tokenizer(store, settings.bm25)
     if settings.ask.method in ("sage", "af+sage"):
         from afr.vectors.similarity import has_similarity_graph
 

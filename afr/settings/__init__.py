@@ -34,6 +34,7 @@ from afr.settings.tree import (
     METHODS,
     RANKINGS,
     RERANKERS,
+    STEMMERS,
     AfSettings,
     AskSettings,
     BM25Settings,
@@ -73,7 +74,7 @@ def cache_dir(store: StoreSettings) -> Path:
 
 __all__ = [
     "EFFORTS", "ENVIRONMENT", "FUSIONS", "LLM_STEPS", "METHODS", "RANKINGS", "RERANKERS",
-    "AfSettings", "AskSettings", "BM25Settings", "EmbedSettings", "KarSettings", "Knob",
+    "STEMMERS", "AfSettings", "AskSettings", "BM25Settings", "EmbedSettings", "KarSettings", "Knob",
     "LLMSettings", "PromptSettings", "RankingSettings", "RerankSettings", "Resolved",
     "SageSettings", "Setting", "Settings", "SettingsError", "StepLLMSettings",
     "StoreSettings", "VectorSettings", "build", "by_path", "cache_dir", "config_path",

@@ -25,6 +25,14 @@ EFFORTS: tuple[str, ...] = get_args(Effort)
 Fusion = Literal["rrf", "linear"]
 FUSIONS: tuple[str, ...] = get_args(Fusion)
 SagePolicy = Literal["skip_if_relational", "always"]
+# The lexical index's stemmer: PyStemmer's Snowball algorithms (3.1), or none.
+Stemmer = Literal[
+    "english", "none", "porter", "arabic", "armenian", "basque", "catalan", "czech", "danish",
+    "dutch", "dutch_porter", "esperanto", "estonian", "finnish", "french", "german", "greek",
+    "hindi", "hungarian", "indonesian", "irish", "italian", "lithuanian", "nepali",
+    "norwegian", "persian", "polish", "portuguese", "romanian", "russian", "serbian",
+    "sesotho", "spanish", "swedish", "tamil", "turkish", "yiddish"]
+STEMMERS: tuple[str, ...] = get_args(Stemmer)
 LLM_STEPS = ("target", "cypher", "rerank")
 
 
@@ -178,10 +186,15 @@ class BM25Settings:
 
     k1: float = knob(1.2, "Term-frequency saturation.", minimum=0)
     b: float = knob(0.75, "Length normalisation.", minimum=0, maximum=1)
-    stopwords: bool = knob(True, "Drop English stopwords (rebuild the index after a "
-                           "change: 'afr index').")
+    stemmer: Stemmer = knob("english", "Snowball stemmer of the index's and the queries' "
+                            "words (PyStemmer), so that 'cycles' matches 'cycling'; none: "
+                            "words as written. The index records it: after a change, "
+                            "'afr index --rebuild'.")
+    stopwords: bool = knob(True, "Drop afr's English stopwords (before stemming). The index "
+                           "records it: after a change, 'afr index --rebuild'.")
     min_idf: float = knob(0.1, "Query terms of a lower idf (held by over ~90% of the "
-                          "documents searched) are not scored.", minimum=0)
+                          "documents searched) are not scored (afr's rule, not Lucene's: "
+                          "0 scores every term).", minimum=0)
 
 
 @dataclass(frozen=True)
