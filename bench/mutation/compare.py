@@ -1,0 +1,99 @@
+"""Hand-picked mutations, each run against the tests as they were and as they are.
+
+    python bench/mutation/compare.py OLD_TESTS_TREE [NAME ...] [--out FILE.json]
+
+OLD_TESTS_TREE holds the earlier tests (``git archive REV tests pyproject.toml README.md
+docs | tar -x -C DIR``); the code is this checkout's, installed editable in the running
+environment. Each mutation replaces one exact piece of text in one file of this checkout,
+runs the old and the new selection of tests, and restores the file (also when
+interrupted). A mutation is caught when its selection fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Mutation:
+    path: str
+    old: str
+    new: str
+    old_tests: tuple[str, ...]  # in OLD_TESTS_TREE
+    new_tests: tuple[str, ...]  # in this checkout
+
+
+GROUNDING_OLD = ("tests/test_grounding.py", "tests/test_edge_direction.py", "tests/test_names.py",
+                 "tests/test_grounding_property.py", "tests/test_provenance.py")
+GROUNDING_NEW = (*GROUNDING_OLD, "tests/test_grounding_oracle.py")
+
+MUTATIONS = {
+    # an untyped pattern follows its arrow when any edge type is directed, not all
+    "directed-any": Mutation(
+        "afr/ground/query.py", "return all(flags.values()) if flags else self.default",
+        "return any(flags.values()) if flags else self.default", GROUNDING_OLD, GROUNDING_NEW),
+    # exact name matches: the candidate after them enters one level late
+    "lead-offset": Mutation(
+        "afr/ground/schedule.py", "return level_of_rank(rank - max(lead - 1, 0), schedule)",
+        "return level_of_rank(rank - max(lead - 2, 0), schedule)", GROUNDING_OLD,
+        GROUNDING_NEW),
+    # the stop rule keeps only the answers before the level that reaches k
+    "cut-strict": Mutation(
+        "afr/ground/schedule.py", "kept = [a for a in answers if a[1] <= level]",
+        "kept = [a for a in answers if a[1] < level] or [a for a in answers if a[1] <= level]",
+        GROUNDING_OLD, GROUNDING_NEW),
+}
+
+
+def run(tree: Path, tests: tuple[str, ...]) -> dict:
+    env = {**os.environ, "AFR_PROPERTY_SEED": os.environ.get("AFR_PROPERTY_SEED", "1")}
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
+                           f"--basetemp=/tmp/pt-compare-{os.getpid()}", *tests],
+                          cwd=tree, env=env, capture_output=True, text=True)
+    failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
+    return {"caught": done.returncode != 0, "exit": done.returncode, "failed": failed[:3],
+            "summary": done.stdout.strip().splitlines()[-1:] if done.stdout else [],
+            "seconds": round(time.perf_counter() - started)}
+
+
+def apply(m: Mutation) -> str:
+    path = ROOT / m.path
+    text = path.read_text(encoding="utf-8")
+    if text.count(m.old) != 1:
+        raise SystemExit(f"{m.path}: the text to mutate is not there exactly once: {m.old}")
+    path.write_text(text.replace(m.old, m.new), encoding="utf-8")
+    return text
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("old_tree", type=Path)
+    parser.add_argument("names", nargs="*", default=list(MUTATIONS))
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    report = {}
+    for name in args.names:
+        m = MUTATIONS[name]
+        original = apply(m)
+        try:
+            report[name] = {"file": m.path, "old": run(args.old_tree.resolve(), m.old_tests),
+                            "new": run(ROOT, m.new_tests)}
+        finally:
+            (ROOT / m.path).write_text(original, encoding="utf-8")
+        print(name, json.dumps(report[name]), flush=True)
+        if args.out:
+            args.out.write_text(json.dumps(report, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
