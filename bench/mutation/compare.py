@@ -41,16 +41,49 @@ MUTATIONS = {
     "directed-any": Mutation(
         "afr/ground/query.py", "return all(flags.values()) if flags else self.default",
         "return any(flags.values()) if flags else self.default", GROUNDING_OLD, GROUNDING_NEW),
-    # exact name matches: the candidate after them enters one level late
-    "lead-offset": Mutation(
-        "afr/ground/schedule.py", "return level_of_rank(rank - max(lead - 1, 0), schedule)",
-        "return level_of_rank(rank - max(lead - 2, 0), schedule)", GROUNDING_OLD,
+    # provenance levels ignore exact name matches (the fourth of four enters at 5, not 1)
+    "provenance-lead": Mutation(
+        "afr/ground/run.py",
+        "levels = candidate_levels(len(sym.candidates), schedule, sym.lead)",
+        "levels = candidate_levels(len(sym.candidates), schedule)", GROUNDING_OLD,
         GROUNDING_NEW),
-    # the stop rule keeps only the answers before the level that reaches k
-    "cut-strict": Mutation(
-        "afr/ground/schedule.py", "kept = [a for a in answers if a[1] <= level]",
-        "kept = [a for a in answers if a[1] < level] or [a for a in answers if a[1] <= level]",
-        GROUNDING_OLD, GROUNDING_NEW),
+    # a candidate linking an answer through two triplets is listed twice
+    "provenance-twice": Mutation(
+        "afr/ground/run.py",
+        "if len(found) < WITNESSES_PER_LINK and all(w[\"node\"] != cand for w in found):",
+        "if len(found) < WITNESSES_PER_LINK:", GROUNDING_OLD, GROUNDING_NEW),
+    # item 3 of issue 25: checks that could not fail
+    "listwise-ignored": Mutation(  # the listwise reply is read, then the prior order kept
+        "afr/pipeline/rerank.py", "def parse_listwise(reply: str, prior: list[int]) -> list[int]:",
+        "def parse_listwise(reply: str, prior: list[int]) -> list[int]:\n    return list(prior)",
+        ("tests/test_pipeline.py", "tests/test_hardening_prompt.py"),
+        ("tests/test_pipeline.py", "tests/test_hardening_prompt.py")),
+    "sql-swallows-writes": Mutation(  # a write is skipped silently instead of refused
+        "cli/store_commands.py",
+        "    columns, rows = store.query_with_columns(statement, values)",
+        "    columns, rows = ([], []) if statement.split()[0].upper() in ('DELETE', 'DROP') "
+        "else store.query_with_columns(statement, values)",
+        ("tests/test_hardening_injection.py::test_sql_is_read_only_on_both_stores",),
+        ("tests/test_hardening_injection.py::test_sql_is_read_only_on_both_stores",)),
+    "recall-denominator": Mutation(  # recall@20 divides by at least two gold answers
+        "afr/evaluate/metrics.py", "/ len(gold_set) if gold_set else 0.0",
+        "/ max(len(gold_set), 2) if gold_set else 0.0",
+        ("tests/test_eval_store.py",), ("tests/test_eval_store.py",)),
+    "eval-log-reversed": Mutation(  # eval_results.ranked logged in reverse
+        "afr/evaluate/runner.py", '"ranked": json.dumps(answered.lists.get(FINAL, [])),',
+        '"ranked": json.dumps(answered.lists.get(FINAL, [])[::-1]),',
+        ("tests/test_trust_cli.py::test_readme_sql_examples_run_on_both_stores",),
+        ("tests/test_trust_cli.py::test_readme_sql_examples_run_on_both_stores",)),
+    # item 4: a load that commits its rows before its indexes, inside what should be
+    # one transaction
+    "load-commits-early": Mutation(
+        "afr/load/loader.py", '                phases.next("building indexes")',
+        '                store.execute("COMMIT")\n                store.execute("BEGIN TRANSACTION")'
+        '\n                phases.next("building indexes")',
+        ("tests/test_hardening_db.py::test_load_killed_half_way_keeps_the_previous_state"
+         "[duckdb]",),
+        ("tests/test_hardening_db.py::"
+         "test_load_killed_inside_its_transaction_keeps_the_previous_state[duckdb]",)),
 }
 
 
