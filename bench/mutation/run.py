@@ -93,7 +93,7 @@ def outcomes(session: Path) -> list[dict]:
 
 
 def run_group(tree: Path, group: str, per_group: int, seed: int) -> dict:
-    cfg = config(tree, group, f"/tmp/pt-mutation-{group}")
+    cfg = config(tree, group, f"/tmp/pt-mutation-{tree.name}-{group}")
     session = tree / f"cosmic-ray-{group}.sqlite"
     session.unlink(missing_ok=True)
     subprocess.run(["cosmic-ray", "init", str(cfg), str(session)], cwd=tree, check=True)
