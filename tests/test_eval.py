@@ -206,11 +206,20 @@ def test_interrupt_and_resume_repeat_no_llm_call(db: Path, tmp_path: Path) -> No
                 # thread from its wait at once (_thread.interrupt_main only sets a flag,
                 # seen up to a queue timeout later, when fast questions may all be done)
                 signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+                # this reply waits until the main thread has taken the Ctrl-C: an event,
+                # so no other question can start first however the threads are scheduled
+                assert interrupted.wait(timeout=120), "the Ctrl-C was never handled"
         return scripted(request)
+
+    interrupted = threading.Event()
+
+    def ctrl_c(signum: int, frame: object) -> None:
+        interrupted.set()
+        raise KeyboardInterrupt
 
     # Python raises KeyboardInterrupt only when SIGINT was not ignored at its start; a
     # test run started in the background (`cmd &` in a script) inherits it ignored.
-    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    inherited = signal.signal(signal.SIGINT, ctrl_c)
     try:
         with FakeOpenAI(interrupting) as server:
             out = invoke(db, *args, "--concurrency", "2", *llm_args(server), code=130)
