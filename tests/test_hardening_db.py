@@ -77,12 +77,16 @@ def _terminate(pg_url: str, store: PostgresStore) -> None:
     pid = store.con.info.backend_pid
     with psycopg.connect(pg_url, autocommit=True) as admin:
         admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
-    for _ in range(100):  # the backend exits asynchronously
+    # the backend exits asynchronously: wait for that event (the deadline only keeps a
+    # backend that never exits from hanging the suite)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
         with psycopg.connect(pg_url, autocommit=True) as admin:
             if not admin.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s",
                                  (pid,)).fetchall():
                 return
         time.sleep(0.02)
+    raise AssertionError(f"backend {pid} did not exit")
 
 
 @pytest.mark.postgres
@@ -184,9 +188,10 @@ def test_duckdb_locked_by_another_process(tmp_path: Path) -> None:
     db = tmp_path / "locked.duckdb"
     _toy_store(DuckDBStore(db), tmp_path).close()
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
-         "print('ready', flush=True); time.sleep(60)", str(db)],
-        stdout=subprocess.PIPE, text=True)
+        # holds the lock until killed: no time limit for a slow machine to outrun
+        [sys.executable, "-c", "import duckdb, sys; c = duckdb.connect(sys.argv[1]); "
+         "print('ready', flush=True); sys.stdin.read()", str(db)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
         runner = CliRunner()
