@@ -145,15 +145,16 @@ def test_candidates_past_the_last_level_never_enter(store: Store, tmp_path: Path
 
 
 # -- provenance ------------------------------------------------------------------------
-# The answer 0 (type y) is linked by r to candidates 10-13 of the constant; 20 and 21 to
-# nothing. Candidates ranked 13, 11, 12, 10, 20, 21 with the first four exact matches.
+# Candidates ranked 13, 11, 12, 10, 20, 21, the first four exact matches (level 1). The
+# answer 0 is linked by r to 10 and 12 and by s to 12; the answer 2 by r to 10-13 and by s
+# to 13; node 1 by s to 20 and by r to 21 only.
 
 PROV_SCHEMA = {"name": "prov", "directed": False, "node_types": {"c": {}, "y": {}},
                "edge_types": {"r": {}, "s": {}}}
-PROV_NODES = [{"id": 0, "type": "y", "name": "y0"}, {"id": 1, "type": "y", "name": "y1"}] + [
+PROV_NODES = [{"id": i, "type": "y", "name": f"y{i}"} for i in (0, 1, 2)] + [
     {"id": i, "type": "c", "name": f"c{i}"} for i in (10, 11, 12, 13, 20, 21)]
-PROV_EDGES = [(i, "r", 0) for i in (10, 11, 12, 13)] + [(20, "s", 1), (21, "r", 1),
-                                                       (12, "s", 0)]
+PROV_EDGES = [(10, "r", 0), (12, "r", 0), (12, "s", 0)] + [
+    (i, "r", 2) for i in (10, 11, 12, 13)] + [(13, "s", 2), (20, "s", 1), (21, "r", 1)]
 
 
 def test_provenance_by_hand(store: Store, tmp_path: Path) -> None:
@@ -163,12 +164,15 @@ def test_provenance_by_hand(store: Store, tmp_path: Path) -> None:
                                          lead=4), "y": GSymbol("y", "y")},
                            (GTriplet("c", "r", "y"), GTriplet("y", "s", "c")), "y")
     answers = ground(store, query, k=20, l_max=10).answers
-    # y1 has an r neighbour (21) and an s neighbour (20) among the candidates, but no
+    # 1 has an r neighbour (21) and an s neighbour (20) among the candidates, but no
     # candidate has both: it is never an answer
-    assert answers == [(0, 1)]
-    expected = {0: {"c": [  # lowest level, then lowest id; three at most; 12 (s too) once
-        {"node": 10, "rank": 4, "level": 1}, {"node": 11, "rank": 2, "level": 1},
-        {"node": 12, "rank": 3, "level": 1}]}}
+    assert answers == [(0, 1), (2, 1)]
+
+    def w(node: int, rank: int) -> dict[str, int]:
+        return {"node": node, "rank": rank, "level": 1}
+
+    # lowest level, then lowest id; a candidate linked twice (12 to 0) once; three at most
+    expected = {0: {"c": [w(10, 4), w(12, 3)]}, 2: {"c": [w(10, 4), w(11, 2), w(12, 3)]}}
     assert witnesses(store, query, answers, l_max=10) == expected
     skb = oracle.Skb({n["id"]: n["type"] for n in PROV_NODES}, PROV_EDGES, False, ["r", "s"])
     assert oracle.provenance(skb, query, answers, l_max=10) == expected
