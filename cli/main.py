@@ -7,6 +7,7 @@ prints a result; problems are one line on stderr and a non-zero exit code.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -62,9 +63,38 @@ def hoist_store_options(args: list[str]) -> list[str]:
     return head + moved + [args[i]] + rest
 
 
+# click ≥ 8.2 raises this for a group called without a command (and prints its help)
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
 class AfrGroup(click.Group):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         return super().parse_args(ctx, hoist_store_options(list(args)))
+
+    def main(self, args: Any = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             **extra: Any) -> Any:
+        """Click's own main, but a usage error is one line on stderr like every other
+        message, ``afr: error: …`` (with where to find help), exit code 2."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            value = super().main(args, prog_name, complete_var, False, **extra)
+        except _NO_ARGS_IS_HELP as exc:  # `afr` alone: the help
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            message = " ".join(exc.format_message().split())
+            context = getattr(exc, "ctx", None)
+            if isinstance(exc, click.UsageError) and context is not None:
+                message += f" (see '{context.command_path} --help')"
+            click.echo(f"afr: error: {message}", err=True)
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("afr: interrupted", err=True)
+            sys.exit(130)
+        # without standalone mode click returns an explicit exit's code as the value
+        sys.exit(value if type(value) is int else 0)
 
 
 @click.group(cls=AfrGroup,

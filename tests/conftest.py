@@ -1,13 +1,19 @@
-"""Shared fixtures: real stores (a DuckDB file, a real PostgreSQL with pgvector).
+"""Shared fixtures: real stores (a DuckDB file, a real PostgreSQL with pgvector), and the
+rule that no test is skipped silently.
 
 PostgreSQL comes from $AFR_TEST_DATABASE_URL when set, else from the `pgserver` package,
 which ships a PostgreSQL with pgvector and starts it in-process. Locally a missing
-server skips the Postgres tests; in CI (CI=true) it fails them: they must run there.
+server skips the Postgres tests, and the end of the run says so in capitals; in CI
+(CI=true) it fails them: they must run there.
+
+Every skip is listed at the end of a run. In CI a skip fails the run unless
+tests/skips_allowed.txt names the test, with the reason it may be skipped there.
 """
 
 from __future__ import annotations
 
 import atexit
+import fnmatch
 import os
 import sys
 import tempfile
@@ -36,7 +42,7 @@ def pg_url() -> Iterator[str]:
     except ImportError:
         if os.environ.get("CI"):
             pytest.fail("pgserver is not installed, and CI must run the PostgreSQL tests")
-        pytest.skip("no PostgreSQL: install pgserver or set AFR_TEST_DATABASE_URL")
+        pytest.skip(f"{NO_POSTGRES}: install pgserver or set AFR_TEST_DATABASE_URL")
     datadir = tempfile.mkdtemp(prefix="afr-pg-")
     try:
         # We stop and delete it ourselves: pgserver's own cleanup misses a server that a
@@ -88,3 +94,59 @@ def demo(demo_path: Path) -> Iterator[DuckDBStore]:
     store = DuckDBStore(demo_path)
     yield store
     store.close()
+
+
+# -- no silent skips ----------------------------------------------------------------------
+
+SKIPS_ALLOWED = Path(__file__).parent / "skips_allowed.txt"
+NO_POSTGRES = "no PostgreSQL"
+_skipped: list[tuple[str, str]] = []  # (test id, reason)
+
+
+def allowed_skips(path: Path = SKIPS_ALLOWED) -> list[tuple[str, str]]:
+    """(test id pattern, reason) per line ``pattern | reason``; # starts a comment."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            pattern, _, reason = (part.strip() for part in line.partition("|"))
+            if not reason:
+                raise ValueError(f"{path.name}: {line!r} gives no reason")
+            out.append((pattern, reason))
+    return out
+
+
+def unallowed(skips: list[tuple[str, str]], allowed: list[tuple[str, str]]
+              ) -> list[tuple[str, str]]:
+    return [(test, why) for test, why in skips
+            if not any(fnmatch.fnmatchcase(test, pattern) for pattern, _ in allowed)]
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(
+            report.longrepr)
+        _skipped.append((report.nodeid, reason.removeprefix("Skipped: ")))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    if not _skipped:
+        return
+    write = terminalreporter.write_line
+    terminalreporter.section("skipped tests")
+    for test, why in _skipped:
+        write(f"{test}: {why}")
+    postgres = [t for t, why in _skipped if why.startswith(NO_POSTGRES)]
+    if postgres:
+        write(f"POSTGRESQL WAS NOT TESTED: {len(postgres)} tests skipped for want of a "
+              "server (install pgserver or set AFR_TEST_DATABASE_URL)", red=True, bold=True)
+    if os.environ.get("CI"):
+        for test, why in unallowed(_skipped, allowed_skips()):
+            write(f"not allowed in CI (tests/skips_allowed.txt): {test}: {why}", red=True,
+                  bold=True)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if os.environ.get("CI") and unallowed(_skipped, allowed_skips()) \
+            and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

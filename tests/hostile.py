@@ -96,7 +96,9 @@ class Tally:
     outcomes: Counter = field(default_factory=Counter)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def add(self, category: str, outcome: str, held: bool = True) -> None:
+    def add(self, category: str, outcome: str, *, held: bool) -> None:
+        """One try; ``held``: what the caller's own check of this try found (no default:
+        a count of held tries means something only when each was checked)."""
         with self._lock:
             self.tried[category] += 1
             self.outcomes[(category, outcome)] += 1

@@ -3,15 +3,55 @@
 from __future__ import annotations
 
 import pickle
+import struct
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
 
-def _save(path: Path, array: np.ndarray) -> None:
-    import torch
+def save_tensor(path: Path, array: np.ndarray) -> None:
+    """``torch.save`` of an integer array, written without torch: a zip archive holding
+    ``<name>/data.pkl`` (a pickle that rebuilds the tensor from a storage it refers to by
+    persistent id), the storage's little-endian bytes as ``<name>/data/0``, and
+    ``<name>/version``. torch.load reads it (tests/test_stark_loader.py checks that where
+    torch is installed), so the loader's tests need no torch."""
+    array = np.ascontiguousarray(array, dtype=np.int64)
+    name = path.stem
+    strides = [s // array.itemsize for s in array.strides]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr(f"{name}/data.pkl", _tensor_pickle(array.shape, strides, array.size))
+        archive.writestr(f"{name}/data/0", array.astype("<i8").tobytes())
+        archive.writestr(f"{name}/version", "3\n")
 
-    torch.save(torch.from_numpy(np.ascontiguousarray(array)), path)
+
+def _tensor_pickle(shape: tuple[int, ...], strides: list[int], numel: int) -> bytes:
+    """The pickle torch writes for one contiguous int64 CPU tensor, opcode by opcode:
+    torch._utils._rebuild_tensor_v2(storage, 0, shape, strides, False, OrderedDict())
+    with the storage as persistent id ('storage', torch.LongStorage, '0', 'cpu', numel)."""
+
+    def text(value: str) -> bytes:
+        raw = value.encode()
+        return pickle.BINUNICODE + struct.pack("<I", len(raw)) + raw
+
+    def ints(values) -> bytes:
+        return pickle.MARK + b"".join(pickle.BININT + struct.pack("<i", v) for v in values) \
+            + pickle.TUPLE
+
+    return b"".join([
+        pickle.PROTO + b"\x02",
+        pickle.GLOBAL + b"torch._utils\n_rebuild_tensor_v2\n",
+        pickle.MARK,
+        pickle.MARK, text("storage"), pickle.GLOBAL + b"torch\nLongStorage\n", text("0"),
+        text("cpu"), pickle.BININT + struct.pack("<i", numel), pickle.TUPLE,
+        pickle.BINPERSID,
+        pickle.BININT + struct.pack("<i", 0),
+        ints(shape), ints(strides), pickle.NEWFALSE,
+        pickle.GLOBAL + b"collections\nOrderedDict\n", pickle.EMPTY_TUPLE, pickle.REDUCE,
+        pickle.TUPLE,
+        pickle.REDUCE,
+        pickle.STOP,
+    ])
 
 
 def write_prime(d: Path) -> Path:
@@ -73,9 +113,9 @@ def _write(d: Path, info: dict, types: np.ndarray, edge_index: np.ndarray,
            edge_types: np.ndarray, node_dict: dict | None, edge_dict: dict | None) -> None:
     with open(d / "node_info.pkl", "wb") as fh:
         pickle.dump(info, fh)
-    _save(d / "node_types.pt", types)
-    _save(d / "edge_index.pt", edge_index)
-    _save(d / "edge_types.pt", edge_types)
+    save_tensor(d / "node_types.pt", types)
+    save_tensor(d / "edge_index.pt", edge_index)
+    save_tensor(d / "edge_types.pt", edge_types)
     if node_dict is not None:
         with open(d / "node_type_dict.pkl", "wb") as fh:
             pickle.dump(node_dict, fh)

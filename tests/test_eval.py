@@ -191,22 +191,35 @@ def test_interrupt_and_resume_repeat_no_llm_call(db: Path, tmp_path: Path) -> No
         full = invoke_json(reference, *args, *llm_args(server))
         full_requests = len(server.chat_requests())
 
-    seen = {"n": 0}
+    seen: dict = {"n": 0, "in_flight": None}
     lock = threading.Lock()
+    texts = {q.query: q.id for q in load_questions(demo_skb_dir())[:FIRST_SIX]}
 
     def interrupting(request: dict) -> Reply:
         with lock:
             seen["n"] += 1
             if seen["n"] == 7:  # a Ctrl-C in the middle of the third question or so
+                # the question this request belongs to is in flight: it must finish
+                prompt = prompt_text(request)
+                seen["in_flight"] = next(i for t, i in texts.items() if t in prompt)
                 # a real SIGINT to the main thread, as a terminal's Ctrl-C: it wakes the
                 # thread from its wait at once (_thread.interrupt_main only sets a flag,
                 # seen up to a queue timeout later, when fast questions may all be done)
                 signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+                # this reply waits until the main thread has taken the Ctrl-C: an event,
+                # so no other question can start first however the threads are scheduled
+                assert interrupted.wait(timeout=120), "the Ctrl-C was never handled"
         return scripted(request)
+
+    interrupted = threading.Event()
+
+    def ctrl_c(signum: int, frame: object) -> None:
+        interrupted.set()
+        raise KeyboardInterrupt
 
     # Python raises KeyboardInterrupt only when SIGINT was not ignored at its start; a
     # test run started in the background (`cmd &` in a script) inherits it ignored.
-    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    inherited = signal.signal(signal.SIGINT, ctrl_c)
     try:
         with FakeOpenAI(interrupting) as server:
             out = invoke(db, *args, "--concurrency", "2", *llm_args(server), code=130)
@@ -216,11 +229,14 @@ def test_interrupt_and_resume_repeat_no_llm_call(db: Path, tmp_path: Path) -> No
             try:
                 status, = store.query("SELECT status FROM eval_runs WHERE eval_id = $e",
                                       {"e": eval_id})[0]
-                done = store.query("SELECT count(*) FROM eval_results WHERE eval_id = $e",
-                                   {"e": eval_id})[0][0]
+                recorded = dict(store.query("SELECT question_id, status FROM eval_results "
+                                            "WHERE eval_id = $e", {"e": eval_id}))
             finally:
                 store.close()
-            assert status == "interrupted" and 0 < done < FIRST_SIX
+            # Ctrl-C let the question in flight finish (answered, not failed), and no new
+            # question started: those still to come are not recorded
+            assert status == "interrupted" and 0 < len(recorded) < FIRST_SIX, recorded
+            assert recorded.get(seen["in_flight"]) == "ok", (seen, recorded)
             resumed = invoke_json(db, "--resume", eval_id[:6])
             requests = server.chat_requests()
     finally:

@@ -13,7 +13,7 @@ from skbutil import toy_skb
 from afr.embed import make_embedder
 from afr.errors import AfrError
 from afr.evaluate.eval_runs import EvalSettings, create_eval_run, find_eval_run
-from afr.evaluate.metrics import question_metrics
+from afr.evaluate.metrics import METRICS
 from afr.evaluate.questions import load_questions
 from afr.evaluate.report import export_rows, summarize
 from afr.evaluate.runner import Evaluator
@@ -59,12 +59,15 @@ def test_eval_on_both_stores(store: Store, tmp_path: Path) -> None:
     rows = export_rows(store, find_eval_run(store, run.eval_id), with_variants=True)
     assert [r["question_id"] for r in rows] == ["0", "1", "2"]
     assert rows[0]["ranked"][0] == "p3" and rows[1]["ranked"][0] == "p2"
-    # recompute from the exported rankings: author a1 is outside the candidate set
-    by_hand = [question_metrics(r["ranked"], [g for g in r["gold"] if g.startswith("p")])
-               for r in rows]
-    for m in ("hit@1", "mrr", "recall@20"):
-        assert summary["metrics"]["1-8"][m] == pytest.approx(sum(x[m] for x in by_hand) / 3)
-    assert summary["metrics"]["1-8"]["hit@1"] == pytest.approx(2 / 3)
+    # by hand: questions 0 and 1 have their one candidate gold answer first (author a1
+    # is outside the candidate set, 12 and 7 are not nodes): hit, reciprocal rank and
+    # recall 1 each; question 2 has no gold answer to find: 0 each
+    for m in ("hit@1", "hit@5", "hit@20", "mrr", "recall@20"):
+        assert summary["metrics"]["1-8"][m] == pytest.approx(2 / 3), m
+    stored = dict(store.query("SELECT question_id, metrics FROM eval_results"))
+    assert {q: json.loads(v) if isinstance(v, str) else v for q, v in stored.items()} == {
+        "0": dict.fromkeys(METRICS, 1.0), "1": dict.fromkeys(METRICS, 1.0),
+        "2": dict.fromkeys(METRICS, 0.0)}
     assert set(rows[0]["variants"]) == {"1+7", "1-5", "1-6", "1-7", "1-8", "alpha=0",
                                         "alpha=1", "l_max=1", "vss", "bm25", "hybrid",
                                         "af:paper", "af:hybrid"}

@@ -77,12 +77,16 @@ def _terminate(pg_url: str, store: PostgresStore) -> None:
     pid = store.con.info.backend_pid
     with psycopg.connect(pg_url, autocommit=True) as admin:
         admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
-    for _ in range(100):  # the backend exits asynchronously
+    # the backend exits asynchronously: wait for that event (the deadline only keeps a
+    # backend that never exits from hanging the suite)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
         with psycopg.connect(pg_url, autocommit=True) as admin:
             if not admin.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s",
                                  (pid,)).fetchall():
                 return
         time.sleep(0.02)
+    raise AssertionError(f"backend {pid} did not exit")
 
 
 @pytest.mark.postgres
@@ -97,14 +101,14 @@ def test_terminated_backend_reconnects(pg_url: str, pg_schema_name: str,
             result = pipeline.ask(QUESTION)  # the first statement finds the dead session
             assert [a.ext_id for a in result.answers] == [a.ext_id for a in first.answers]
             assert store.reconnects == round_ + 1
-            TALLY.add("pg backend terminated", "reconnected")
+            TALLY.add("pg backend terminated", "reconnected", held=True)
         # Killed between the queries and the run-log transaction: the probe before BEGIN
         # reconnects, so the run is still logged.
         _terminate(pg_url, store)
         with store.transaction():
             store.run("meta/set.sql", {"key": "probe", "value": "1"})
         assert store.get_meta("probe") == "1"
-        TALLY.add("pg backend terminated", "reconnected before BEGIN")
+        TALLY.add("pg backend terminated", "reconnected before BEGIN", held=True)
         runs = store.query("SELECT count(*) FROM runs")[0][0]
         assert runs == 6
     finally:
@@ -125,7 +129,7 @@ def test_dead_connection_inside_a_transaction_is_reported(pg_url: str, pg_schema
         # Nothing of the transaction is replayed on the new connection; all is as before.
         assert store.get_meta("half") is None
         assert store_fingerprint(store) == before
-        TALLY.add("pg backend terminated", "in transaction: reported, rolled back")
+        TALLY.add("pg backend terminated", "in transaction: reported, rolled back", held=True)
     finally:
         store.close()
 
@@ -148,7 +152,7 @@ def test_transaction_cut_by_a_lost_connection_runs_again_whole(
         assert len(attempts) == 2
         # Both writes come from the second, complete run; nothing of the first survived.
         assert store.get_meta("first") == "2" and store.get_meta("second") == "2"
-        TALLY.add("pg backend terminated", "transaction re-run whole")
+        TALLY.add("pg backend terminated", "transaction re-run whole", held=True)
     finally:
         store.close()
 
@@ -172,7 +176,7 @@ def test_server_restart_during_questions(pg_url: str, pg_schema_name: str,
         result = pipeline.ask(QUESTION)
         assert [a.ext_id for a in result.answers] == expected
         assert store.reconnects >= 1
-        TALLY.add("pg server restarted", "reconnected")
+        TALLY.add("pg server restarted", "reconnected", held=True)
     finally:
         store.close()
 
@@ -184,9 +188,10 @@ def test_duckdb_locked_by_another_process(tmp_path: Path) -> None:
     db = tmp_path / "locked.duckdb"
     _toy_store(DuckDBStore(db), tmp_path).close()
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
-         "print('ready', flush=True); time.sleep(60)", str(db)],
-        stdout=subprocess.PIPE, text=True)
+        # holds the lock until killed: no time limit for a slow machine to outrun
+        [sys.executable, "-c", "import duckdb, sys; c = duckdb.connect(sys.argv[1]); "
+         "print('ready', flush=True); sys.stdin.read()", str(db)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
         runner = CliRunner()
@@ -197,7 +202,7 @@ def test_duckdb_locked_by_another_process(tmp_path: Path) -> None:
             assert result.exit_code == 1, (args, result.output)
             assert "in use by another process" in result.output, result.output
             assert len(result.output.strip().splitlines()) == 1
-            TALLY.add("duckdb locked", "clear message")
+            TALLY.add("duckdb locked", "clear message", held=True)
     finally:
         holder.kill()
         holder.wait()
@@ -206,15 +211,82 @@ def test_duckdb_locked_by_another_process(tmp_path: Path) -> None:
 # -- a load killed with SIGKILL ------------------------------------------------------------
 
 
-def _load_process(db: str, schema: str | None, skb: Path) -> subprocess.Popen:
-    args = [*AFR, "--db", db] + (["--schema", schema] if schema else [])
+# The load runs in a child process that pauses at a known point inside the load's
+# transaction (a test-only patch of the loader module, applied before the CLI starts),
+# writes what its own connection sees there to a marker file, and waits to be killed.
+PAUSING_LOAD = """
+import os, signal, sys
+from pathlib import Path
+
+import afr.load.loader as loader
+
+marker, where = Path(os.environ["AFR_TEST_MARKER"]), os.environ["AFR_TEST_PAUSE_AT"]
+
+
+def pause(store):
+    # inside the transaction: this connection sees the rows the load has written
+    nodes = store.query("SELECT count(*) FROM nodes")[0][0]
+    marker.write_text(f"{where} {nodes}")
+    while True:
+        signal.pause()
+
+
+def after(name, store_of):
+    original = getattr(loader, name)
+
+    def paused(*args, **kwargs):
+        value = original(*args, **kwargs)
+        pause(store_of(args))
+        return value
+
+    setattr(loader, name, paused)
+
+
+loaded = {}
+writes = loader.load_staged
+
+
+def remember(store, *args, **kwargs):
+    loaded["store"] = store
+    return writes(store, *args, **kwargs)
+
+
+loader.load_staged = remember
+if where == "rows written":  # the next call after the store took the staged rows
+    after("staged_type_counts", lambda args: loaded["store"])
+else:  # "indexes built": the name index is the last step before the metadata
+    after("build_name_index", lambda args: args[0])
+from afr.cli.main import main
+sys.argv = ["afr", *sys.argv[1:]]
+main()
+"""
+PAUSE_POINTS = ("rows written", "indexes built")
+
+
+def _pausing_load(db: str, schema: str | None, skb: Path, where: str, marker: Path
+                  ) -> subprocess.Popen:
+    args = ["--db", db] + (["--schema", schema] if schema else [])
     # A load killed with SIGKILL cannot remove its temporary files (PostgreSQL's staging
     # CSVs): they go to a folder of the test's own, which pytest removes.
     tmp = skb.parent / "load-tmp"
     tmp.mkdir(exist_ok=True)
-    return subprocess.Popen([*args, "--no-progress", "load", str(skb), "--replace"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env={**os.environ, "TMPDIR": str(tmp)})
+    return subprocess.Popen([sys.executable, "-P", "-c", PAUSING_LOAD, *args, "--no-progress",
+                             "load", str(skb), "--replace"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            env={**os.environ, "TMPDIR": str(tmp), "AFR_TEST_MARKER": str(marker),
+                                 "AFR_TEST_PAUSE_AT": where})
+
+
+def _wait_for(marker: Path, proc: subprocess.Popen) -> str:
+    """The marker's text once the load reached its pause (an event, not a duration: the
+    bound only keeps a broken load from hanging the suite)."""
+    deadline = time.monotonic() + 600
+    while not marker.exists() or not marker.read_text():
+        if proc.poll() is not None:
+            raise AssertionError(f"the load ended before its pause: {proc.stderr.read()}")
+        assert time.monotonic() < deadline, "the load never reached its pause"
+        time.sleep(0.05)
+    return marker.read_text()
 
 
 def _open(db: str, schema: str | None) -> Store:
@@ -222,8 +294,8 @@ def _open(db: str, schema: str | None) -> Store:
 
 
 @pytest.mark.parametrize("kind", ["duckdb", pytest.param("postgres", marks=pytest.mark.postgres)])
-def test_load_killed_half_way_keeps_the_previous_state(kind: str, tmp_path: Path,
-                                                       request: pytest.FixtureRequest) -> None:
+def test_load_killed_inside_its_transaction_keeps_the_previous_state(
+        kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     if kind == "duckdb":
         db, schema = str(tmp_path / "store.duckdb"), None
     else:
@@ -231,37 +303,26 @@ def test_load_killed_half_way_keeps_the_previous_state(kind: str, tmp_path: Path
     store = _toy_store(_open(db, schema), tmp_path)
     before = store_fingerprint(store)
     store.close()
-    skb = big_skb(tmp_path / "big")
-    # How long a whole load takes here (process start included), on a scratch store.
-    scratch_db = str(tmp_path / "scratch.duckdb") if kind == "duckdb" else db
-    scratch_schema = None if kind == "duckdb" else schema + "_s"
-    started = time.perf_counter()
-    assert _load_process(scratch_db, scratch_schema, skb).wait(timeout=300) == 0
-    full = time.perf_counter() - started
-    scratch = _open(scratch_db, scratch_schema)
-    after_full = store_fingerprint(scratch)
-    scratch.close()
-    killed = 0
-    for fraction in (0.5, 0.8):
-        proc = _load_process(db, schema, skb)
-        time.sleep(full * fraction)
-        if proc.poll() is None:
+    skb = big_skb(tmp_path / "big", n_papers=2_000, n_edges=8_000)
+    for where in PAUSE_POINTS:
+        marker = tmp_path / f"paused-{where.replace(' ', '-')}"
+        proc = _pausing_load(db, schema, skb, where, marker)
+        try:
+            seen = _wait_for(marker, proc)
+            # the load had replaced the toy's 8 nodes with the big SKB's 2,500 when killed
+            assert seen == f"{where} 2500", seen
             proc.send_signal(signal.SIGKILL)
-            killed += 1
-        code = proc.wait(timeout=60)
+            assert proc.wait(timeout=60) == -signal.SIGKILL
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
         opened = _open(db, schema)
         state = store_fingerprint(opened)
         opened.close()
-        if code == -signal.SIGKILL:
-            assert state == before, f"killed at {fraction:.0%} of a load: store changed"
-            TALLY.add(f"load killed ({kind})", "previous state")
-            break
-        else:  # the load won the race: then it is complete
-            assert code == 0 and state["nodes"] == after_full["nodes"]
-            TALLY.add(f"load killed ({kind})", "finished before the kill")
-            break
-    assert killed >= 1
-    # The store is still usable after the kill: it answers.
+        assert state == before, f"killed with {where}: the store changed"
+        TALLY.add(f"load killed ({kind})", f"previous state ({where})", held=True)
+    # The store is still usable after the kills: it answers.
     opened = _open(db, schema)
     try:
         result = Pipeline(opened, settings_of(llm__offline=True, ask__k=5, ask__log=False)).ask(QUESTION)
@@ -300,7 +361,7 @@ def test_disk_full_is_a_clear_message(tiny_disk: Path, tmp_path: Path) -> None:
     assert len(lines) == 1 and lines[0].startswith("afr: error:"), done.stderr
     assert "disk is full" in lines[0] or "No space left" in lines[0], lines[0]
     assert "Traceback" not in done.stderr
-    TALLY.add("disk full", "clear message")
+    TALLY.add("disk full", "clear message", held=True)
     # An existing store on a disk that fills up during `afr ask` keeps its SKB.
     small = tiny_disk / "small.duckdb"
     _toy_store(DuckDBStore(small), tmp_path).close()
@@ -321,7 +382,7 @@ def test_disk_full_is_a_clear_message(tiny_disk: Path, tmp_path: Path) -> None:
     check = DuckDBStore(small)
     assert check.query("SELECT count(*) FROM nodes")[0][0] == 8
     check.close()
-    TALLY.add("disk full", "answered, run not logged")
+    TALLY.add("disk full", "answered, run not logged", held=True)
 
 
 @pytest.fixture
@@ -368,10 +429,10 @@ def test_permission_denied_is_a_clear_message(read_only_dir: Path, tmp_path: Pat
         last = done.stderr.strip().splitlines()[-1]
         assert last.startswith("afr: error:"), (name, last)
         assert "ermission" in last or "ead-only file system" in last, (name, last)
-        TALLY.add("permission denied", "clear message")
+        TALLY.add("permission denied", "clear message", held=True)
     # Reading still works: `afr sql` needs no write access.
     done = subprocess.run([*AFR, "--db", str(db), "sql", "SELECT count(*) AS n FROM nodes",
                            "--json"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [{"n": 8}]
-    TALLY.add("permission denied", "read-only use works")
+    TALLY.add("permission denied", "read-only use works", held=True)

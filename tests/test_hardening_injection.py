@@ -137,11 +137,11 @@ def _try_ask(pipeline: Pipeline, cypher: str, t: Tally, category: str,
         result = pipeline.ask(question, cypher=cypher)
     except AfrError as exc:
         _one_line_error(exc)
-        t.add(category, "clean error")
+        t.add(category, "clean error", held=True)
         return
     # Answers are always real nodes of the store, never something the query invented.
     assert {a.node_id for a in result.answers} <= _node_ids(pipeline.store)
-    t.add(category, "answered")
+    t.add(category, "answered", held=True)
 
 
 def test_cypher_values_through_the_api(toy) -> None:
@@ -187,11 +187,11 @@ def test_hostile_questions_through_the_api(toy) -> None:
         for question in (forms if FULL else forms[i % 2:i % 2 + 1]):
             try:
                 result = pipeline.ask(question)
-                t.add(category, "answered")
+                t.add(category, "answered", held=True)
                 assert result.mode == "offline"
             except AfrError as exc:
                 _one_line_error(exc)
-                t.add(category, "clean error")
+                t.add(category, "clean error", held=True)
     assert sum(t.tried.values()) == (2 if FULL else 1) * len(all_strings())
     assert store_fingerprint(store) == before
 
@@ -223,7 +223,7 @@ def test_llm_replies_are_only_data(toy) -> None:
             result = pipeline.ask(f"{QUESTION} [{category} {len(value)}]")
             assert {a.node_id for a in result.answers} <= candidates
             assert len({a.node_id for a in result.answers}) == len(result.answers)
-            t.add(category, result.status)
+            t.add(category, result.status, held=True)
     assert sum(t.tried.values()) == len(strings)
     assert store_fingerprint(store) == before
 
@@ -242,12 +242,12 @@ def _check_cli(result, t: Tally, category: str) -> None:
     assert "Traceback" not in result.output and "internal error" not in result.output, \
         result.output[-500:]
     if result.exit_code == 0:
-        t.add(category, "answered")
+        t.add(category, "answered", held=True)
     else:
         lines = [ln for ln in result.output.splitlines() if ln.startswith("afr: error:")
                  or ln.startswith("Error:")]
         assert lines, result.output[-500:]
-        t.add(category, "clean error")
+        t.add(category, "clean error", held=True)
 
 
 def test_cli_cypher_and_ask(toy) -> None:
@@ -295,6 +295,12 @@ WRITES = [
 ]
 
 
+# Statements that may run on a read-only store because they change nothing there (a
+# read-only DuckDB connection's CHECKPOINT and VACUUM are no-ops); every other one of
+# WRITES must be refused.
+RUN_HARMLESSLY = {"duckdb": {"CHECKPOINT", "VACUUM"}, "postgres": set()}
+
+
 def test_sql_is_read_only_on_both_stores(toy, tmp_path: Path) -> None:
     db, schema, store = toy
     if schema is None:
@@ -307,19 +313,25 @@ def test_sql_is_read_only_on_both_stores(toy, tmp_path: Path) -> None:
     before = _fingerprint_of(db, schema, store)
     t = tally(f"afr sql writes ({'duckdb' if schema is None else 'postgres'})")
     shared = Path(tempfile.gettempdir()) / f"afr-copy-probe-{uuid.uuid4().hex}.csv"
+    kind = "duckdb" if schema is None else "postgres"
+    unheld = []
     for statement in WRITES:
         result = _cli(db, schema, "sql", statement.format(tmp=tmp_path, shared=shared))
         assert "Traceback" not in result.output and "internal error" not in result.output
-        t.add("sql", "refused" if result.exit_code else "ran (harmless)")
-        if result.exit_code:
-            assert result.output.startswith("afr: error:"), result.output
-            assert len(result.output.strip().splitlines()) == 1
-    assert not list(tmp_path.iterdir()), "a read-only query wrote a file"
-    assert not shared.exists(), "a read-only query made the server write a file"
-    assert _fingerprint_of(db, schema, store) == before
+        refused = result.exit_code != 0 and result.output.startswith("afr: error:") \
+            and len(result.output.strip().splitlines()) == 1
+        # Held: refused with one line, or one of the statements that change nothing on
+        # this store anyway; and the store and the disk as they were, after this one.
+        unchanged = _fingerprint_of(db, schema, store) == before and not list(
+            tmp_path.iterdir()) and not shared.exists()
+        held = unchanged and (refused or (result.exit_code == 0
+                                          and statement in RUN_HARMLESSLY[kind]))
+        t.add("sql", "refused" if result.exit_code else "ran (harmless)", held=held)
+        if not held:
+            unheld.append((statement, result.exit_code, result.output[-200:]))
     count = _cli(db, schema, "sql", "SELECT count(*) AS n FROM nodes", "--json")
     assert json.loads(count.output) == [{"n": 8}]
-    assert t.held["sql"] == len(WRITES)
+    assert t.held["sql"] == len(WRITES), unheld
     # The other read-only command still works under the same restrictions.
     info = _cli(db, schema, "info", "--json")
     assert info.exit_code == 0 and json.loads(info.output)["nodes"] == 8, info.output
@@ -331,7 +343,7 @@ def test_sql_is_read_only_on_both_stores(toy, tmp_path: Path) -> None:
         result = _cli(db, schema, "sql", query, "--json")
         assert result.exit_code == 0, (query, result.output)
         assert json.loads(result.output) == [{"v": value}], (query, result.output)
-        t.add("sql reads", "ran")
+        t.add("sql reads", "ran", held=True)
 
 
 def _fingerprint_of(db: str, schema: str | None, store: Store | None) -> dict:

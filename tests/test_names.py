@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import grounding_oracle as oracle
 from settings_util import settings_of
 from skbutil import write_skb
 
 from afr.embed.hashing import HashingEmbedder
 from afr.ground import GroundingQuery, GSymbol, GTriplet, ground
-from afr.ground.oracle import oracle_ground
 from afr.ground.schedule import candidate_levels, level_of_candidate, scope_schedule
 from afr.load import load_skb_dir
 from afr.pipeline.ask import Pipeline
@@ -75,8 +75,8 @@ def test_exact_matches_enter_at_level_one(store: Store, tmp_path: Path) -> None:
     assert result.answers == [(10, 1), (11, 1), (12, 1), (13, 1), (15, 2), (14, 3)]
     edges = [(10 + i, "plays_for", i) for i in range(6)]
     types = {i: "team" for i in range(6)} | {10 + i: "player" for i in range(6)}
-    expected = oracle_ground(edges, types, query, k=100, l_max=10, directed_skb=True)
-    assert expected.answers == result.answers
+    skb = oracle.Skb(types, edges, True, ["plays_for"])
+    assert oracle.ground(skb, query, k=100, l_max=10).answers == result.answers
     # with k = 4 the first level already holds all four teams' players
     assert ground(store, query, k=4, l_max=10).answers == result.answers[:4]
 

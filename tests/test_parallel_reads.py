@@ -6,6 +6,7 @@ shares reads out between the two and returns exactly what running them in order 
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -18,17 +19,21 @@ from afr.store import DuckDBStore, PostgresStore, Store
 from afr.vectors.exact import exact_search, use_exact_search
 
 
-def _backend(conn: Store, i: int) -> tuple[int, int]:
-    # long enough that the reader's thread starts before the store's own thread is done
-    row = conn.query("SELECT pg_backend_pid() AS pid, pg_sleep(0.05) AS pause")[0]
-    return i, int(row.pid)
-
-
 @pytest.mark.postgres
 def test_reads_share_two_connections_and_keep_their_order(pg_store: PostgresStore) -> None:
     own = int(pg_store.query("SELECT pg_backend_pid() AS pid")[0].pid)
     assert pg_store.reader() is not None  # opened (run_reads never waits for it)
-    got = run_reads(pg_store, [lambda conn, i=i: _backend(conn, i) for i in range(6)])
+    reader_answered = threading.Event()
+
+    def backend(conn: Store, i: int) -> tuple[int, int]:
+        pid = int(conn.query("SELECT pg_backend_pid() AS pid")[0].pid)
+        if conn is pg_store:  # the store's thread waits for the reader's first answer
+            assert reader_answered.wait(timeout=120), "the reader never took a read"
+        else:
+            reader_answered.set()
+        return i, pid
+
+    got = run_reads(pg_store, [lambda conn, i=i: backend(conn, i) for i in range(6)])
     assert [i for i, _ in got] == list(range(6))
     pids = {pid for _, pid in got}
     assert own in pids and len(pids) == 2  # the reader's backend answered some of them
@@ -68,10 +73,11 @@ def test_the_reader_opens_in_the_background_and_closes_with_its_store(
     assert run_reads(store, [lambda conn: 1, lambda conn: 2]) == [1, 2]
     store.close()  # waits for a reader still opening, and closes it
     assert store.reader() is None
-    for _ in range(100):  # a closed connection's backend exits asynchronously
-        if _backends(pg_url) <= before - 1:
-            break
-        time.sleep(0.02)
+    # a closed connection's backend exits asynchronously: wait for that event (the
+    # deadline only keeps a backend that never exits from hanging the suite)
+    deadline = time.monotonic() + 120
+    while _backends(pg_url) > before - 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert _backends(pg_url) == before - 1  # the store's own and its reader's are gone
 
 
@@ -79,12 +85,17 @@ def test_the_reader_opens_in_the_background_and_closes_with_its_store(
 def test_a_read_failing_on_the_reader_runs_again_on_the_store(
         pg_store: PostgresStore) -> None:
     where: list[str] = []
+    reader_took_one = threading.Event()
 
     def read(conn: Store, i: int) -> int:
-        conn.query("SELECT pg_sleep(0.05)")
+        conn.query("SELECT 1")
         if conn is not pg_store:
             where.append("reader")
+            reader_took_one.set()
             raise StoreError("the reader's connection broke")
+        # the store's thread holds its first read until the reader has taken one of its
+        # own (an event, not a sleep: the bound only keeps a dead reader from hanging)
+        assert reader_took_one.wait(timeout=120), "the reader never took a read"
         return i
 
     assert pg_store.reader() is not None

@@ -71,7 +71,9 @@ def test_with_llm(demo: DuckDBStore, reranker: str) -> None:
         assert all(a.rerank_position is not None for a in result.answers)
         if reranker == "listwise":
             # the reply "2, 1, 999, 2" swaps the first two and keeps the rest in order
-            assert result.answers[0].rerank_position == 1
+            prior = [c.node_id for c in result.retrieved.candidates]
+            assert [a.node_id for a in result.answers] == [prior[1], prior[0], *prior[2:]]
+            assert [a.rerank_position for a in result.answers] == list(range(1, 7))
             assert result.rerank_prompts == 1
         if reranker == "pointwise":
             assert result.answers[0].ext_id == "exception:calendar.IllegalWeekdayError"

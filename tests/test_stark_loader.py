@@ -8,15 +8,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from stark_fixture import save_tensor, write_amazon, write_mag, write_prime
 
-pytest.importorskip("torch", reason="the STaRK fixtures are written with torch.save")
+from afr.errors import LoadError
+from afr.load.stark import load_stark
+from afr.load.torchpt import read_tensor, read_tensor_without_torch
+from afr.store import Store
 
-from stark_fixture import write_amazon, write_mag, write_prime  # noqa: E402
-
-from afr.errors import LoadError  # noqa: E402
-from afr.load.stark import load_stark  # noqa: E402
-from afr.load.torchpt import read_tensor, read_tensor_without_torch  # noqa: E402
-from afr.store import Store  # noqa: E402
+# The fixtures' .pt files are written without torch (stark_fixture.save_tensor): every
+# test here runs without it; the one comparison with torch.load runs where it is installed.
 
 
 def test_prime(store: Store, tmp_path: Path) -> None:
@@ -59,10 +59,8 @@ def test_amazon(store: Store, tmp_path: Path) -> None:
 def test_out_of_range_edge_leaves_store_unchanged(store: Store, tmp_path: Path) -> None:
     load_stark(store, write_mag(tmp_path / "ok"), progress=False)
     bad = write_prime(tmp_path / "bad")
-    import torch
-
-    torch.save(torch.tensor([[0, 1], [2, 99]]), bad / "edge_index.pt")
-    torch.save(torch.tensor([0, 0]), bad / "edge_types.pt")
+    save_tensor(bad / "edge_index.pt", np.array([[0, 1], [2, 99]]))
+    save_tensor(bad / "edge_types.pt", np.array([0, 0]))
     with pytest.raises(LoadError, match="outside"):
         load_stark(store, bad, replace=True, progress=False)
     assert store.skb_name() == "stark-mag"
@@ -82,10 +80,23 @@ def test_hostile_pickle_is_refused(duck_store: Store, tmp_path: Path) -> None:
         load_stark(duck_store, d, progress=False)
 
 
-def test_torch_free_reader_matches_torch(tmp_path: Path) -> None:
+def test_torch_free_reader(tmp_path: Path) -> None:
+    for shape in ((7,), (2, 11), (1, 1)):
+        array = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape) * 3 - 5
+        save_tensor(tmp_path / "t.pt", array)
+        got = read_tensor_without_torch(tmp_path / "t.pt")
+        assert got.dtype == np.int64 and np.array_equal(got, array)
+        assert np.array_equal(read_tensor(tmp_path / "t.pt"), array)  # torch's, if there
+    (tmp_path / "broken.pt").write_bytes(b"not a zip")
+    with pytest.raises(LoadError, match="not a torch"):
+        read_tensor_without_torch(tmp_path / "broken.pt")
+
+
+def test_torch_reads_the_fixture_files_as_the_torch_free_reader(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch", reason="torch is optional (the [stark] extra)")
     d = write_prime(tmp_path / "p")
     for name in ("node_types.pt", "edge_index.pt", "edge_types.pt"):
-        assert np.array_equal(read_tensor_without_torch(d / name), read_tensor(d / name))
-    (d / "broken.pt").write_bytes(b"not a zip")
-    with pytest.raises(LoadError, match="not a torch"):
-        read_tensor_without_torch(d / "broken.pt")
+        by_torch = torch.load(d / name, weights_only=True).numpy()
+        assert np.array_equal(read_tensor_without_torch(d / name), by_torch)
+    torch.save(torch.tensor([[4, 5], [6, 7]]), tmp_path / "real.pt")  # torch's own file
+    assert read_tensor_without_torch(tmp_path / "real.pt").tolist() == [[4, 5], [6, 7]]

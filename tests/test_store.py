@@ -6,7 +6,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import psycopg
@@ -132,12 +131,12 @@ def test_locked_duckdb_store_is_a_clear_error(tmp_path: Path) -> None:
     DuckDBStore(path).close()
     holder = subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(f"""
-            import duckdb, sys, time
+            import duckdb, sys
             con = duckdb.connect({str(path)!r})
             print("locked", flush=True)
-            time.sleep(30)
+            sys.stdin.read()  # holds the lock until killed (no time limit to outrun)
         """)],
-        stdout=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
@@ -145,8 +144,7 @@ def test_locked_duckdb_store_is_a_clear_error(tmp_path: Path) -> None:
             DuckDBStore(path)
     finally:
         holder.kill()
-        holder.wait()
-    time.sleep(0.1)
+        holder.wait()  # gone: the system has released its lock
     DuckDBStore(path).close()  # usable again once the other process is gone
 
 

@@ -359,13 +359,19 @@ def test_print_sql_opens_nothing(runner: CliRunner, tmp_path: Path,
     assert not list(tmp_path.iterdir())
 
 
+CYPHER_RUN = ("MATCH (a:author {name: 'Thomas Kipf'})-[:author_writes_paper]->(p:paper) "
+              "RETURN p")
+
+
 def test_printed_ddl_applies_and_afr_works_on_it(runner: CliRunner, pg_url: str,
                                                  pg_schema_name: str,
                                                  pg_admin: psycopg.Connection,
                                                  tmp_path: Path) -> None:
     """A DBA applies the printed DDL and loads; a read-write role (no CREATE, owns
-    nothing) embeds into the tables the DBA made and asks; a role with SELECT only reads:
-    info, sql, ask (its run is not logged) — the README's privileges table."""
+    nothing) embeds into the tables the DBA made, asks and evaluates; a role with SELECT
+    only reads: info, sql, ask and cypher --run (its run is not logged), eval list, show,
+    export and compare, but not eval itself; neither loads — the README's privileges
+    table."""
     ddl = invoke(runner, "--db", pg_url, "--schema", pg_schema_name, "init", "--print-sql",
                  "--dim", "384").output
     writer, reader = "w_" + pg_schema_name, "r_" + pg_schema_name
@@ -403,6 +409,23 @@ def test_printed_ddl_applies_and_afr_works_on_it(runner: CliRunner, pg_url: str,
         assert "not logged" in asked.output and "permission denied" in asked.output
         refused = invoke(runner, *ro, "embed", "--rebuild")
         assert refused.exit_code != 0 and "permission denied" in refused.output
+        # the rest of the README's table, command by command
+        cypher = invoke(runner, *ro, "cypher", "--run", CYPHER_RUN)
+        assert cypher.exit_code == 0 and "Semi-supervised" in cypher.output, cypher.output
+        skb = str(tmp_path / "skb")
+        ran = invoke(runner, *rw, "--no-progress", "eval", skb, "--offline", "--name", "rw")
+        assert ran.exit_code == 0, ran.output  # a read-write role evaluates
+        eval_ro = invoke(runner, *ro, "--no-progress", "eval", skb, "--offline")
+        assert eval_ro.exit_code == 1 and "permission denied" in eval_ro.output
+        for args in (["eval", "list"], ["eval", "show", "rw"],
+                     ["eval", "export", "rw", "--json", str(tmp_path / "rw.json")],
+                     ["eval", "compare", "rw", "rw"]):
+            shown = invoke(runner, *ro, *args)
+            assert shown.exit_code == 0, (args, shown.output)
+        assert json.loads((tmp_path / "rw.json").read_text(encoding="utf-8"))
+        for role in (rw, ro):  # loading needs the schema owner
+            load = invoke(runner, *role, "load", skb, "--replace")
+            assert load.exit_code == 1 and "permission denied" in load.output, load.output
         # Nothing the refused commands began is left: the vectors still answer.
         info = json.loads(invoke(runner, *db, "info", "--json").output)
         assert [e["nodes"] for e in info["embeddings"]] == [8, 8]

@@ -1,4 +1,7 @@
-"""The test reference for grounding: the paper's Algorithm 2, round by round, in sets.
+"""The paper's Algorithm 2, round by round, in sets: the gold answers of `afr synth`.
+
+(The tests hold it, and the SQL grounding, to tests/grounding_oracle.py, which is
+written independently of this module and of the helpers it shares with the SQL path.)
 
 Deliberately plain. For each scope level l, constants keep the candidates that have entered by l (their
 first l, or all exact name matches and l − 1 more),

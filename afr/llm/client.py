@@ -127,13 +127,18 @@ _CONTEXT_WORDS = ("context length", "context_length", "maximum context", "too ma
 class LLMClient:
     def __init__(self, config: LLMSettings, *, cache: LLMCache | None = None,
                  use_cache: bool = True,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
+        """``sleep`` waits between retries and ``clock`` measures calls (seconds): tests
+        pass their own, so that what a question's ``WaitBudget`` is charged is counted
+        rather than timed."""
         import openai
 
         self.config = config
         self.cache = cache
         self.use_cache = use_cache
         self.sleep = sleep
+        self.clock = clock
         self.stats = LLMStats()
         self._openai = openai
         self._client = openai.OpenAI(
@@ -211,7 +216,7 @@ class LLMClient:
         while True:
             attempt += 1
             timeout = self._timeout_within(budget)
-            started = time.perf_counter()
+            started = self.clock()
             try:
                 return self._call_once(request, timeout)
             except o.BadRequestError as exc:
@@ -314,7 +319,7 @@ class LLMClient:
         """Sleep ``delay`` before the next try, charging the failed try and the wait to the
         question's budget; raised instead when the budget cannot pay for both."""
         if budget is not None:
-            budget.spend(time.perf_counter() - started, error)
+            budget.spend(self.clock() - started, error)
             # Another try must fit the question's budget: the wait, and a call that
             # has a real chance.
             if budget.left - delay < self._least_call:
@@ -331,12 +336,12 @@ class LLMClient:
         return min(30.0, 0.5 * 2 ** (attempt - 1)) * (0.75 + 0.5 * random.random())
 
     def _call_once(self, request: dict[str, Any], timeout: float | None = None) -> LLMReply:
-        started = time.perf_counter()
+        started = self.clock()
         if timeout is not None and timeout != self.config.timeout_s:
             response = self._client.chat.completions.create(**request, timeout=timeout)
         else:
             response = self._client.chat.completions.create(**request)
-        latency = time.perf_counter() - started
+        latency = self.clock() - started
         if not response.choices:
             raise EmptyReplyError(f"{self.endpoint}: the reply had no choices")
         choice = response.choices[0]
