@@ -24,14 +24,16 @@ from . import (
 )
 from .context import DB_HELP, Context, quiet_broken_pipe
 
-# The global options that name the store: accepted after the command too.
+# The global options that name the store, and the switch -q: accepted after the command
+# too.
 _STORE_OPTIONS = ("--db", "--schema")
+_GLOBAL_SWITCHES = ("-q", "--quiet")
 
 
 def hoist_store_options(args: list[str]) -> list[str]:
-    """``args`` with ``--db``/``--schema`` given after the command moved in front of it
-    (``afr ask --db x.duckdb "…"`` means ``afr --db x.duckdb ask "…"``). Nothing after a
-    ``--`` is touched."""
+    """``args`` with ``--db``/``--schema`` (and ``-q``) given after the command moved in
+    front of it (``afr ask --db x.duckdb "…"`` means ``afr --db x.duckdb ask "…"``).
+    Nothing after a ``--`` is touched."""
     i = 0
     while i < len(args):  # skip the global options to the command's name
         token = args[i]
@@ -52,7 +54,8 @@ def hoist_store_options(args: list[str]) -> list[str]:
             moved += args[j:j + 2]
             j += 2
             continue
-        if token.startswith(tuple(f"{o}=" for o in _STORE_OPTIONS)):
+        if token in _GLOBAL_SWITCHES or token.startswith(tuple(f"{o}=" for o in
+                                                                _STORE_OPTIONS)):
             moved.append(token)
         else:
             rest.append(token)
@@ -66,6 +69,33 @@ class AfrGroup(click.Group):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         return super().parse_args(ctx, hoist_store_options(list(args)))
 
+    def main(self, args=None, prog_name=None, complete_var=None,  # type: ignore[override]
+             standalone_mode: bool = True, **extra):
+        """Click's main, with its usage errors in afr's form: one ``afr: error: …`` line
+        (click's own is a usage block and ``Error: …``)."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False,
+                                **extra)
+        except click.ClickException as exc:
+            click.echo(usage_error_line(exc), err=True)
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("afr: interrupted", err=True)
+            sys.exit(130)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def usage_error_line(exc: click.ClickException) -> str:
+    """``exc`` as afr prints every error: one line, and where to read more."""
+    message = " ".join(exc.format_message().split()).rstrip(".")
+    ctx = getattr(exc, "ctx", None)
+    # the command as users type it, whatever name the program was started by
+    path = " ".join(["afr", *ctx.command_path.split()[1:]]) if ctx is not None else ""
+    where = f" (see '{path} --help')" if ctx is not None else ""
+    return f"afr: error: {message}{where}"
+
 
 @click.group(cls=AfrGroup,
              context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -73,10 +103,14 @@ class AfrGroup(click.Group):
 @click.option("--schema", metavar="NAME",
               help="PostgreSQL schema holding afr's tables [env AFR_SCHEMA; default: afr].")
 @click.option("--progress/--no-progress", default=None,
-              help="Show progress bars (default: when stderr is a terminal).")
+              help="Show progress bars (default: when stderr is a terminal and not --quiet).")
+@click.option("-q", "--quiet", is_flag=True,
+              help="Print the result only: no notes, counts, timings or hints on stderr "
+                   "(warnings and errors still show).")
 @click.version_option(__version__, prog_name="afr")
 @click.pass_context
-def cli(ctx: click.Context, db: str | None, schema: str | None, progress: bool | None) -> None:
+def cli(ctx: click.Context, db: str | None, schema: str | None, progress: bool | None,
+        quiet: bool) -> None:
     """afr — multi-hop question answering over semi-structured knowledge bases, in SQL.
 
     \b
@@ -96,7 +130,9 @@ def cli(ctx: click.Context, db: str | None, schema: str | None, progress: bool |
 
     --db and --schema may also follow the command: afr ask --db my.duckdb "…".
     """
-    ctx.obj = Context(db, schema, enabled_by_default() if progress is None else progress)
+    if progress is None:
+        progress = enabled_by_default() and not quiet
+    ctx.obj = Context(db, schema, progress, quiet)
 
 
 for _module in (store_commands, index_commands, ask_commands, runs_commands, eval_commands,

@@ -137,7 +137,7 @@ def _edge_label(name: str, pair: tuple[str, str] | None) -> str:
 
 
 def load_stark(store: Store, directory: str | Path, *, dataset: str | None = None,
-               replace: bool = False, progress: bool = True) -> LoadReport:
+               replace: bool = False, progress: bool | None = None) -> LoadReport:
     directory = Path(directory)
     if not directory.is_dir():
         raise LoadError(f"{directory}: not a directory (expected STaRK's processed files)")
