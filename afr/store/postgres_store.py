@@ -360,8 +360,9 @@ class PostgresStore(Store):
             # missing rather than fail after the vectors are in, or skip it unsaid.
             names = ", ".join(name for name, _, _, _ in missing)
             return [f"{table} lacks its approximate indexes {names} (searches there scan "
-                    "exactly, slower on large SKBs): only the table's owner may build them; "
-                    "as the owner, run 'afr embed' (it embeds nothing new and builds them)"]
+                    "exactly, slower on large SKBs): only the table's owner may build them, "
+                    "by running afr embed on this store (it embeds nothing new and builds "
+                    "them)"]
         for _, template, rows, ctx in missing:
             self._build_hnsw(template, rows, dim, variant=variant, **ctx)
         self._vector_indexes.add(variant)
