@@ -21,6 +21,17 @@ class StoreError(AfrError):
     """The store cannot be opened, is locked, has the wrong schema version …"""
 
 
+class StoreLockedError(StoreError):
+    """Another process holds the store's DuckDB file: a writer (nobody else may open it)
+    or readers (others may open it to read, not to write)."""
+
+    def __init__(self, message: str, *, pid: int | None = None,
+                 readers_only: bool = False) -> None:
+        super().__init__(message)
+        self.pid = pid
+        self.readers_only = readers_only
+
+
 class StoreConnectionError(StoreError):
     """The connection to the database server was lost (restart, terminated backend)."""
 

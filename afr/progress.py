@@ -15,14 +15,19 @@ def enabled_by_default() -> bool:
     return sys.stderr.isatty()
 
 
+def _disabled(enabled: bool | None) -> bool:
+    """``enabled`` None (a library call that did not say): bars only on a terminal."""
+    return not (enabled_by_default() if enabled is None else enabled)
+
+
 class Phases:
     """A bar over the named phases of a job whose phases are single big SQL statements."""
 
-    def __init__(self, names: list[str], *, enabled: bool = True) -> None:
+    def __init__(self, names: list[str], *, enabled: bool | None = None) -> None:
         self.names = names
         from tqdm import tqdm
 
-        self.bar = tqdm(total=len(names), disable=not enabled, unit="step", leave=False,
+        self.bar = tqdm(total=len(names), disable=_disabled(enabled), unit="step", leave=False,
                         file=sys.stderr, bar_format="{desc} {bar} {n_fmt}/{total_fmt} {elapsed}")
         self._started = False
 
@@ -44,8 +49,9 @@ class Phases:
         self.bar.close()
 
 
-def bar(total: int | None, desc: str, *, enabled: bool = True, unit: str = "it") -> tqdm:
+def bar(total: int | None, desc: str, *, enabled: bool | None = None, unit: str = "it"
+        ) -> tqdm:
     from tqdm import tqdm
 
-    return tqdm(total=total, desc=desc, disable=not enabled, unit=unit, file=sys.stderr,
+    return tqdm(total=total, desc=desc, disable=_disabled(enabled), unit=unit, file=sys.stderr,
                 dynamic_ncols=True, unit_scale=True, leave=False)

@@ -13,11 +13,11 @@ from afr.cypher import locate_text
 from afr.errors import AfrError
 
 from .carets import where, with_places
-from .context import Context, handle_errors, note, pass_ctx, warn
+from .context import Context, aside, handle_errors, note, pass_ctx, warn
 from .exit_codes import llm_exit_code
 from .explain import explain as explain_result
 from .options import settings_options, top_option
-from .output import format_table, json_text
+from .output import format_table, json_text, plural
 from .sqltext import CYCLIC_NOTE, echo_statements, grounding_json, inlined
 
 
@@ -41,15 +41,26 @@ STRANDS = {
 }
 LEVEL_NOTE = ("level: scope level of the graph match (1 = the named entities' best matches; "
               "higher = wider, weaker)")
-SCORE_NOTE = "score: the question's cosine similarity to the answer"
+COSINE_NOTE = "cosine: the question's cosine similarity to the answer (one signal, not the order)"
 
 
-def legend(sources: list[str]) -> str:
+def order_note(result) -> str:
+    """What the # column's order comes from: the LLM's rerank, else the method's ranking."""
+    if result.reranked:
+        return "#: the order of the LLM's rerank (step 8)"
+    method = result.method
+    if method in ("af", "af+sage"):
+        return f"#: the order of the {result.settings.af.ranking} ranking (steps 6–7)"
+    return f"#: the order of the {method} ranking"
+
+
+def legend(sources: list[str], result) -> str:
     shown = [s for s in STRANDS if s in sources]
-    parts = ["strand: " + ", ".join(f"{s} = {STRANDS[s]}" for s in shown)] if shown else []
+    parts = [order_note(result)]
+    parts += ["strand: " + ", ".join(f"{s} = {STRANDS[s]}" for s in shown)] if shown else []
     if "graph" in sources or "both" in sources:
         parts.append(LEVEL_NOTE)
-    return " · ".join([*parts, SCORE_NOTE])
+    return " · ".join([*parts, COSINE_NOTE])
 
 
 # Between the answers linked to exact name matches and those from expanded scope.
@@ -101,7 +112,7 @@ def ask(ctx: Context, question: str, settings, top: int, explain: bool, as_json:
     from afr.pipeline import Pipeline
 
     question = read_question(question)
-    store = ctx.open()
+    store = ctx.open(logs=True)
     result = Pipeline(store, settings).ask(question)
     if as_json:
         _print_json(ctx, store, result)
@@ -111,7 +122,16 @@ def ask(ctx: Context, question: str, settings, top: int, explain: bool, as_json:
 
 
 def _print_json(ctx: Context, store, result) -> None:
+    from afr.pipeline import assess
+
     data = result.to_dict()
+    # Every note the text output prints, in its order (the LLM's fallbacks are typed, in
+    # "fallbacks", not notes).
+    fell_back = {f.note for f in result.fallbacks}
+    data["notes"] = [*data["notes"], *(w for w in result.warnings if w not in fell_back),
+                     *assess(result).notes]
+    del data["warnings"]  # in notes now
+    data["logged"] = result.logged  # false: run_id names no row of the run log
     data["store"] = store.location
     data["demo_store"] = ctx.is_demo
     if result.grounding is not None:
@@ -144,19 +164,20 @@ def _print_answers(ctx: Context, store, result, *, top: int, explain: bool) -> N
          else round(a.vss_score, 3), a.ext_id)
         for a in shown
     ]
-    lines = format_table(["#", "answer", "type", "strand", "level", "score", "id"],
+    lines = format_table(["#", "answer", "type", "strand", "level", "cosine", "id"],
                          rows).splitlines()
     exact = [i for i, a in enumerate(shown) if confidence.rests_on_exact_names(a)]
     if exact and exact[-1] < len(shown) - 1:
         lines.insert(2 + exact[-1] + 1, EXACT_SEPARATOR)
     click.echo("\n".join(lines))
     if shown:
-        click.echo(legend([a.source for a in shown]))
+        click.echo(legend([a.source for a in shown], result))
     total = sum(result.timings.values())
-    click.echo(f"\n{len(result.answers)} answers · target type {result.target_type or '?'} · "
-               f"{total:.2f} s · run {result.run_id}" + ("" if result.logged
-                                                        else " (not logged)"), err=True)
-    click.echo(f"store: {ctx.store_label(store)}", err=True)
+    # A run that was not logged has no id anyone can look up: none is printed.
+    run = f"run {result.run_id}" if result.logged else "run not logged"
+    aside(f"\n{plural(len(result.answers), 'answer')} · target type "
+          f"{result.target_type or '?'} · {total:.2f} s · {run}")
+    aside(f"store: {ctx.store_label(store)}")
 
 
 def _exit_for_llm(store, result, *, with_reason: bool = False) -> None:
@@ -177,14 +198,15 @@ def _exit_for_llm(store, result, *, with_reason: bool = False) -> None:
 @click.argument("cypher_text", metavar="CYPHER")
 @click.option("--json", "as_json", is_flag=True, help="Print the parsed query graph as JSON "
               "(with --sql: the SQL, with values inlined and with $name placeholders, and "
-              "the parameters, for afr sql --param).")
+              "the parameters, for afr sql --param; with --run: the answers).")
 @click.option("--sql", "show_sql", is_flag=True,
               help="Print the grounding SQL with its values inlined (re-run it with afr sql).")
 @click.option("--run", "run_it", is_flag=True, help="Run steps 4–5 and list the grounded answers.")
 @click.option("--fix", "fix_it", is_flag=True,
               help="Print the Cypher as afr fixes it (labels, relations, directions, "
                    "properties, RETURN); the fixes are listed on stderr.")
-@settings_options(("af.mode", "af.use_edge_types", "ask.k", "af.l_max"), steps=False,
+@settings_options(("af.mode", "af.use_edge_types", "ask.k", "af.l_max",
+                   "vectors.exact_search"), steps=False,
                   helps={"ask.k": "Answers wanted: scope expansion stops once grounding "
                                   "has this many."})
 @click.option("--target-type", metavar="TYPE",
@@ -220,7 +242,7 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
     if parsed is None:
         return
     text, graph = parsed
-    store = ctx.open()
+    store = ctx.open(writes_nothing=True)  # offline and unlogged
     report = explain_cypher(store, settings, text, graph, target_type=target_type,
                             ground=run_it or show_sql, sql=show_sql)
     _print_fixes(text, report.fixed.fixes)
@@ -235,8 +257,11 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
             _print_graph(data, text)
         return
     _print_grounding_notes(report, graph, text)
+    if as_json:
+        _print_grounding_json(store, report, run=run_it, top=top)
+        return
     if report.compiled is not None:
-        _print_sql(store, report.compiled, as_json=as_json)
+        _print_sql(store, report.compiled, report.grounded.result)
     if run_it:
         _print_grounded(store, report.grounded, top)
 
@@ -259,13 +284,43 @@ def _parse_or_explain(cypher_text: str, *, as_json: bool):
     raise AfrError(f"nothing usable in that Cypher: {reasons or 'no MATCH pattern found'}")
 
 
-def _print_sql(store, compiled, *, as_json: bool) -> None:
-    if as_json:
-        click.echo(json_text(grounding_json(store, compiled.statements, compiled.params,
-                                            cyclic=compiled.cyclic)))
-        return
+def _print_grounding_json(store, report, *, run: bool, top: int) -> None:
+    """--sql and/or --run as one JSON object: the SQL and what it covers, the answers."""
+    data: dict = {"fixes": [dataclasses.asdict(f) for f in report.fixed.fixes]}
+    res = report.grounded.result
+    if report.compiled is not None:
+        compiled = report.compiled
+        data.update(grounding_json(store, compiled.statements, compiled.params,
+                                   cyclic=compiled.cyclic))
+        data["covers"] = sql_coverage(res)
+    if run:
+        details = store.node_details([n for n, _ in res.answers])
+        data["answers"] = [
+            {"rank": i, "node_id": n, "ext_id": details[n].ext_id, "name": details[n].name,
+             "type": details[n].type, "level": lvl}
+            for i, (n, lvl) in enumerate(res.answers[:top], 1)]
+        data.update({"total": len(res.answers), "final_level": res.final_level,
+                     "levels": list(res.levels), "seconds": res.seconds})
+    click.echo(json_text(data))
+
+
+def sql_coverage(res) -> str:
+    """What the grounding SQL returns, beside what the grounding kept: the SQL lists every
+    scope level's answers; the grounding stops at the first level with k of them."""
+    top = max(res.levels) if res.levels else None
+    if res.final_level is None or res.final_level == top:
+        return (f"the SQL returns the answers of every scope level (column lvl, up to {top}),"
+                " as the grounding does here")
+    return (f"the SQL returns the answers of every scope level (column lvl, up to {top}); "
+            f"the grounding stops at level {res.final_level}, the first with enough "
+            f"answers: its answers are the rows with lvl <= {res.final_level}")
+
+
+def _print_sql(store, compiled, res) -> None:
     if compiled.cyclic:
         note(CYCLIC_NOTE)
+    else:
+        note(sql_coverage(res))
     echo_statements(inlined(store, compiled.statements, compiled.params))
 
 
@@ -291,8 +346,9 @@ def _print_grounded(store, grounded, top: int) -> None:
     rows = [(i, details[n].name or details[n].ext_id, details[n].type, lvl,
              details[n].ext_id) for i, (n, lvl) in enumerate(res.answers[:top], 1)]
     click.echo(format_table(["#", "answer", "type", "level", "id"], rows))
-    click.echo(f"\n{len(res.answers)} answers, final level {res.final_level}, "
-               f"{res.seconds * 1000:.1f} ms", err=True)
+    level = (f"final level {res.final_level}" if res.final_level is not None
+             else f"no answer at any of {plural(len(res.levels), 'level')}")
+    aside(f"\n{plural(len(res.answers), 'answer')}, {level}, {res.seconds * 1000:.1f} ms")
 
 
 def _echo_carets(dropped, query: str) -> None:

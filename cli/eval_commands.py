@@ -9,8 +9,9 @@ import click
 
 from afr.errors import AfrError
 
-from .context import Context, handle_errors, note, pass_ctx
+from .context import Context, aside, error, handle_errors, note, pass_ctx
 from .exit_codes import llm_exit_code
+from .hints import command
 from .options import given, settings_options
 from .output import json_text
 
@@ -123,18 +124,21 @@ def run_cmd(ctx: Context, source: str | None, resume: str | None, split: str | N
         what = (f"stopped after {report.llm_lost} questions in a row lost to the LLM"
                 if report.stopped_for_llm else
                 f"all {report.asked} questions asked were lost to the LLM")
-        click.echo(f"afr: error: {what} ({report.llm_lost_error}); {report.done} of "
-                   f"{session.questions} questions done; once the LLM answers, resume with: "
-                   f"afr eval --resume {eval_id}", err=True)
+        error(f"{what} ({report.llm_lost_error}); {report.done} of {session.questions} "
+              "questions done; once the LLM answers, resume with: "
+              + command("eval.resume", "eval", "--resume", eval_id))
         store.close()
         sys.exit(llm_exit_code(report.llm_lost_kind))
     if session.interrupted:
         click.echo(f"afr: interrupted after {session.report.done} of {session.questions} "
-                   f"questions; resume with: afr eval --resume {eval_id}", err=True)
+                   "questions; resume with: "
+                   + command("eval.resume", "eval", "--resume", eval_id), err=True)
         store.close()
         sys.exit(130)
-    click.echo(f"\neval {eval_id}: afr eval show {eval_id} · afr eval export "
-               f"{eval_id} --csv FILE", err=True)
+    aside(f"\neval {eval_id}: the summary again: "
+          + command("eval.show", "eval", "show", eval_id))
+    aside(f"eval {eval_id}: every question as CSV: "
+          + command("eval.export", "eval", "export", eval_id, "--csv", f"eval-{eval_id}.csv"))
 
 
 @eval.command("list")

@@ -25,14 +25,16 @@ from . import (
 )
 from .context import DB_HELP, Context, quiet_broken_pipe
 
-# The global options that name the store: accepted after the command too.
+# The global options that name the store, and the switch -q: accepted after the command
+# too.
 _STORE_OPTIONS = ("--db", "--schema")
+_GLOBAL_SWITCHES = ("-q", "--quiet")
 
 
 def hoist_store_options(args: list[str]) -> list[str]:
-    """``args`` with ``--db``/``--schema`` given after the command moved in front of it
-    (``afr ask --db x.duckdb "…"`` means ``afr --db x.duckdb ask "…"``). Nothing after a
-    ``--`` is touched."""
+    """``args`` with ``--db``/``--schema`` (and ``-q``) given after the command moved in
+    front of it (``afr ask --db x.duckdb "…"`` means ``afr --db x.duckdb ask "…"``).
+    Nothing after a ``--`` is touched."""
     i = 0
     while i < len(args):  # skip the global options to the command's name
         token = args[i]
@@ -53,7 +55,8 @@ def hoist_store_options(args: list[str]) -> list[str]:
             moved += args[j:j + 2]
             j += 2
             continue
-        if token.startswith(tuple(f"{o}=" for o in _STORE_OPTIONS)):
+        if token in _GLOBAL_SWITCHES or token.startswith(tuple(f"{o}=" for o in
+                                                                _STORE_OPTIONS)):
             moved.append(token)
         else:
             rest.append(token)
@@ -84,11 +87,7 @@ class AfrGroup(click.Group):
             exc.show()
             sys.exit(exc.exit_code)
         except click.ClickException as exc:
-            message = " ".join(exc.format_message().split())
-            context = getattr(exc, "ctx", None)
-            if isinstance(exc, click.UsageError) and context is not None:
-                message += f" (see '{context.command_path} --help')"
-            click.echo(f"afr: error: {message}", err=True)
+            click.echo(usage_error_line(exc), err=True)
             sys.exit(exc.exit_code)
         except click.Abort:
             click.echo("afr: interrupted", err=True)
@@ -97,16 +96,30 @@ class AfrGroup(click.Group):
         sys.exit(value if type(value) is int else 0)
 
 
+def usage_error_line(exc: click.ClickException) -> str:
+    """``exc`` as afr prints every error: one line, and where to read more."""
+    message = " ".join(exc.format_message().split()).rstrip(".")
+    ctx = getattr(exc, "ctx", None)
+    # the command as users type it, whatever name the program was started by
+    path = " ".join(["afr", *ctx.command_path.split()[1:]]) if ctx is not None else ""
+    where = f" (see '{path} --help')" if ctx is not None else ""
+    return f"afr: error: {message}{where}"
+
+
 @click.group(cls=AfrGroup,
              context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.option("--db", metavar="PATH|URL", help=DB_HELP)
 @click.option("--schema", metavar="NAME",
               help="PostgreSQL schema holding afr's tables [env AFR_SCHEMA; default: afr].")
 @click.option("--progress/--no-progress", default=None,
-              help="Show progress bars (default: when stderr is a terminal).")
+              help="Show progress bars (default: when stderr is a terminal and not --quiet).")
+@click.option("-q", "--quiet", is_flag=True,
+              help="Print the result only: no notes, counts, timings or hints on stderr "
+                   "(warnings and errors still show).")
 @click.version_option(__version__, prog_name="afr")
 @click.pass_context
-def cli(ctx: click.Context, db: str | None, schema: str | None, progress: bool | None) -> None:
+def cli(ctx: click.Context, db: str | None, schema: str | None, progress: bool | None,
+        quiet: bool) -> None:
     """afr — multi-hop question answering over semi-structured knowledge bases, in SQL.
 
     \b
@@ -126,7 +139,9 @@ def cli(ctx: click.Context, db: str | None, schema: str | None, progress: bool |
 
     --db and --schema may also follow the command: afr ask --db my.duckdb "…".
     """
-    ctx.obj = Context(db, schema, enabled_by_default() if progress is None else progress)
+    if progress is None:
+        progress = enabled_by_default() and not quiet
+    ctx.obj = Context(db, schema, progress, quiet)
 
 
 for _module in (store_commands, index_commands, ask_commands, runs_commands, eval_commands,

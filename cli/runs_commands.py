@@ -6,7 +6,7 @@ import json
 
 import click
 
-from .context import Context, handle_errors, pass_ctx
+from .context import Context, aside, handle_errors, pass_ctx
 from .output import format_table
 
 
@@ -23,8 +23,8 @@ class RunsGroup(click.Group):
 @click.pass_context
 @handle_errors
 def runs(click_ctx: click.Context, limit: int, with_eval: bool, as_json: bool) -> None:
-    """The store's run log, newest first: when, how (llm/offline), status, question and
-    top answer of each `afr ask`. `afr runs show ID` shows one run in full.
+    """The store's run log, newest first: when, by which method, how (llm/offline),
+    status, question and top answer of each `afr ask`. `afr runs show ID` shows one run in full.
 
     \b
     Examples:
@@ -44,15 +44,15 @@ def runs(click_ctx: click.Context, limit: int, with_eval: bool, as_json: bool) -
                                "runs": [i.to_dict() for i in items]},
                               indent=2, ensure_ascii=False))
         return
-    click.echo(f"runs in {store.location}", err=True)
+    aside(f"runs in {store.location}")
     if not items:
         click.echo("no runs logged in this store yet (afr ask logs each run)", err=True)
         return
     click.echo(format_table(
-        ["run", "time", "mode", "status", "question", "top answer", "answers"],
+        ["run", "time", "method", "mode", "status", "question", "top answer", "answers"],
         [[i.run_id[:12], i.created_at.strftime("%Y-%m-%d %H:%M:%S") if i.created_at else "",
-          i.mode + (" (eval)" if i.eval_id else ""), i.status, i.question, i.top_answer,
-          i.answers] for i in items]))
+          i.method, i.mode + (" (eval)" if i.eval_id else ""), i.status, i.question,
+          i.top_answer, i.answers] for i in items]))
 
 
 @runs.command("show")

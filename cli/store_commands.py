@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from .context import Context, UsageProblem, handle_errors, note, pass_ctx, warn
+from .hints import command, in_text
 from .index_commands import build_index
 from .output import echo_rows, format_table, json_text
 
@@ -42,7 +41,7 @@ def init(ctx: Context, print_sql: bool, dim: int | None) -> None:
 
 
 @click.command()
-@click.argument("source", type=click.Path(path_type=Path))
+@click.argument("source")
 @click.option("--format", "fmt", type=click.Choice(["auto", "skb", "stark"]), default="auto",
               show_default=True, help="skb: an SKB directory (skb.json, nodes.jsonl, edges.csv); "
               "stark: STaRK's processed files (node_info.pkl, edge_index.pt …).")
@@ -52,11 +51,11 @@ def init(ctx: Context, print_sql: bool, dim: int | None) -> None:
               help="Replace the SKB already in the store (atomically: all or nothing).")
 @pass_ctx
 @handle_errors
-def load(ctx: Context, source: Path, fmt: str, dataset: str | None, replace: bool) -> None:
+def load(ctx: Context, source: str, fmt: str, dataset: str | None, replace: bool) -> None:
     """Load an SKB into the store, checking everything first.
 
-    SOURCE is an SKB directory (skb.json, nodes.jsonl[.gz], edges.csv[.gz]) or a STaRK
-    processed dataset directory. A broken line, an unknown type or an edge to a missing
+    SOURCE is an SKB directory (skb.json, nodes.jsonl[.gz], edges.csv[.gz]), a STaRK
+    processed dataset directory, or `demo`: the bundled demo SKB. A broken line, an unknown type or an edge to a missing
     node stops the load with the file, line and first examples, and the store stays as
     it was. Loading into a store that already holds an SKB needs --replace.
 
@@ -65,6 +64,7 @@ def load(ctx: Context, source: Path, fmt: str, dataset: str | None, replace: boo
       afr load ./my-skb
       afr --db postgresql://me@localhost/kb load ./my-skb --replace
       afr load ~/stark/prime/processed --format stark
+      afr --db postgresql://me@localhost/kb load demo
     """
     from afr.load import load_into
 
@@ -78,7 +78,7 @@ def load(ctx: Context, source: Path, fmt: str, dataset: str | None, replace: boo
     )
     for warning in report.warnings:
         warn(warning)
-    note("next: 'afr embed' to compute the vectors search needs")
+    note("next, compute the vectors search needs: " + command("load.next", "embed"))
 
 
 @click.command()
@@ -131,6 +131,8 @@ def embed(ctx: Context, model: str | None, variants: tuple[str, ...], batch_size
                    f"all ({report.model_id}, dim {report.dim})")
     if report.rebuilt:
         click.echo(f"rebuilt {', '.join(report.rebuilt)}: the new vectors replace the old ones")
+    for text in report.notes:
+        note(text)
     click.echo(f"done in {report.seconds:.1f} s")
 
 
@@ -139,11 +141,15 @@ def embed(ctx: Context, model: str | None, variants: tuple[str, ...], batch_size
 @pass_ctx
 @handle_errors
 def info(ctx: Context, as_json: bool) -> None:
-    """What the store holds: SKB, counts per node and edge type, embeddings, runs."""
-    from afr.store import describe_store, size_text
+    """What the store holds: SKB, counts per node and edge type, embeddings, the lexical
+    index, the similarity graph, vector indexes, runs; and the LLM afr would ask."""
+    from afr.store import describe_store
 
     store = ctx.open(read_only=True)
     data = describe_store(store)
+    if data.get("skb"):
+        data.update(_index_state(store))
+    data["llm"] = _llm_state(ctx.resolve().settings.llm)
     if as_json:
         data["demo_store"] = ctx.is_demo
         click.echo(json_text(data))
@@ -151,9 +157,12 @@ def info(ctx: Context, as_json: bool) -> None:
     click.echo(f"store:    {ctx.store_label(store)}")
     click.echo(f"schema:   version {data['schema_version']}")
     if not data.get("skb"):
-        click.echo("SKB:      (none loaded — 'afr load DIR' or 'afr demo')")
+        click.echo("SKB:      none loaded; " + in_text("'afr load DIR'") + " loads yours, "
+                   "and the bundled demo: " + command("info.no_skb", "demo"))
+        _echo_llm(data["llm"])
         return
-    click.echo(f"SKB:      {data['skb']} — {data['description']}")
+    click.echo(f"SKB:      {data['skb']}" + (f" — {data['description']}"
+                                              if data["description"] else ""))
     click.echo(f"graph:    {'directed' if data['directed'] else 'undirected'}; "
                f"candidate types: {', '.join(data['candidate_types'])}")
     click.echo("")
@@ -165,14 +174,92 @@ def info(ctx: Context, as_json: bool) -> None:
                             [(t["type"], t["label"], t["source"], t["target"], t["count"])
                              for t in data["edge_types"]]))
     click.echo("")
+    _echo_indexes(data)
+    click.echo(f"\nruns logged: {data['runs']}   LLM calls cached: {data['llm_calls']}")
+    _echo_llm(data["llm"])
+
+
+def _index_state(store) -> dict:
+    """The lexical index, the similarity graph and the approximate vector indexes."""
+    import dataclasses
+
+    from afr.lexical import lexical_state
+    from afr.vectors import similarity_state
+
+    lexical, similarity = lexical_state(store), similarity_state(store)
+    return {
+        "lexical": None if lexical is None else dataclasses.asdict(lexical),
+        "similarity": None if similarity is None else dataclasses.asdict(similarity),
+        "vector_indexes": [{"name": n, "table": t, "bytes": b}
+                           for n, t, b in store.vector_indexes()],
+        "vector_search": "approximate (HNSW) where indexed" if store.builds_vector_indexes
+        else "exact",
+    }
+
+
+def _llm_state(llm) -> dict:
+    """The LLM afr would ask (never its key)."""
+    offline = llm.offline if llm.offline is not None else not llm.configured
+    return {"configured": llm.configured, "offline": offline, "base_url": llm.base_url,
+            "model": llm.model, "timeout_s": llm.timeout_s, "api_key_set": bool(llm.api_key)}
+
+
+def _echo_indexes(data: dict) -> None:
+    from afr.store import size_text
+
     click.echo(format_table(["vectors", "model", "dim", "nodes", "of"],
                             [(e["variant"], e["model"], e["dim"], e["nodes"], data["nodes"])
                              for e in data["embeddings"]]))
-    click.echo(f"\nruns logged: {data['runs']}   LLM calls cached: {data['llm_calls']}")
+    lex = data["lexical"]
+    if lex is None or not lex["indexed"]:
+        click.echo("lexical:  no BM25 index ('afr index' builds it)")
+    else:
+        click.echo(f"lexical:  BM25 index of {lex['indexed']:,} of {lex['nodes']:,} nodes "
+                   f"({lex['postings']:,} postings, {lex['terms']:,} terms)"
+                   + ("; statistics stale: 'afr index' again" if lex["stale"] else ""))
+    sim = data["similarity"]
+    if sim is None:
+        click.echo("similar:  no similarity graph ('afr index --similarity' builds it)")
+    else:
+        click.echo(f"similar:  similarity graph of {sim['nodes']:,} nodes, {sim['pairs']:,} "
+                   f"pairs (mean {sim['degree_mean']:.1f} per node; k_cand {sim['k_cand']}, "
+                   f"percentile {sim['percentile']:g}, {sim['embedder']})"
+                   + ("; stale, the doc vectors changed since: 'afr index --similarity'"
+                      if sim["stale"] else ""))
+    indexes = data["vector_indexes"]
+    if data["vector_search"] == "exact":
+        click.echo("search:   exact vector search (no approximate index on this store)")
+    elif not indexes:
+        click.echo("search:   no HNSW index yet: exact scans ('afr embed' by the tables' "
+                   "owner builds them)")
+    else:
+        click.echo("search:   HNSW " + ", ".join(f"{i['name']} ({size_text(i['bytes'])})"
+                                                 for i in indexes))
     memory = data["server_memory"]
     if memory is not None:
         click.echo(f"server:   shared_buffers {size_text(memory['shared_buffers'])}, "
                    f"afr's HNSW indexes {size_text(memory['vector_indexes'])}")
+
+
+def _echo_llm(llm: dict) -> None:
+    if llm["configured"] and not llm["offline"]:
+        click.echo(f"LLM:      {llm['model']} at {llm['base_url'] or 'the OpenAI API'} "
+                   f"(timeout {llm['timeout_s']:g} s)")
+    elif llm["configured"]:
+        click.echo(f"LLM:      {llm['model']} configured, but offline (--offline / "
+                   "llm.offline): no LLM is asked")
+    elif llm["base_url"] or llm["model"]:
+        missing = "AFR_LLM_MODEL" if llm["base_url"] else "AFR_LLM_BASE_URL or an API key"
+        click.echo(f"LLM:      {llm['model'] or llm['base_url']} alone: offline mode "
+                   f"(set {missing} too)")
+    else:
+        click.echo("LLM:      none configured: offline mode (set AFR_LLM_BASE_URL and "
+                   "AFR_LLM_MODEL, or [llm] in the settings file: docs/settings.md)")
+
+
+# Rows `afr sql` prints as a table unless --limit says otherwise: a terminal's worth of
+# reading, not a 600,000-row result formatted for nobody.
+TABLE_ROWS = 1000
 
 
 @click.command()
@@ -186,16 +273,21 @@ def info(ctx: Context, as_json: bool) -> None:
                    "text. Repeatable.")
 @click.option("--max-width", default=60, show_default=True, type=click.IntRange(0),
               help="Truncate table cells to this many characters (0: never).")
+@click.option("--limit", type=click.IntRange(0), default=None, metavar="N",
+              help=f"Print at most N rows, with a note when the query returns more "
+                   f"(0: every row) [default: {TABLE_ROWS} in a table, every row with "
+                   "--json or --csv].")
 @pass_ctx
 @handle_errors
 def sql(ctx: Context, query: str, as_json: bool, as_csv: bool, params: tuple[str, ...],
-        max_width: int) -> None:
+        max_width: int, limit: int | None) -> None:
     """Run one read-only SQL query against the store and print the rows (QUERY `-`: read
     it from stdin).
 
     The connection is read-only (DuckDB: a read-only connection; PostgreSQL: a
     read-only transaction), so nothing here can change the store. `afr cypher --sql`
-    and `afr ask --explain` print SQL that runs here as it is.
+    and `afr ask --explain` print SQL that runs here as it is. One statement at a time:
+    a query holding several is refused.
 
     \b
     Examples:
@@ -203,7 +295,7 @@ def sql(ctx: Context, query: str, as_json: bool, as_csv: bool, params: tuple[str
       afr sql "SELECT * FROM run_answers WHERE run_id = (SELECT run_id FROM runs ORDER BY created_at DESC LIMIT 1)" --json
       afr sql "SELECT ext_id, name FROM nodes WHERE type = $t LIMIT 5" --param t=exception
     """
-    from afr.store import bind_user_params
+    from afr.store import bind_user_params, split_sql
 
     from .sqltext import parse_params
 
@@ -211,11 +303,22 @@ def sql(ctx: Context, query: str, as_json: bool, as_csv: bool, params: tuple[str
         raise UsageProblem("--json and --csv exclude each other: choose one")
     if query == "-":
         query = click.get_text_stream("stdin").read()
+    statements = split_sql(query)
+    if len(statements) != 1:
+        raise UsageProblem("no SQL statement in the query" if not statements else
+                           f"afr sql runs one statement at a time; the query holds "
+                           f"{len(statements)}: run each on its own")
+    fmt = "json" if as_json else "csv" if as_csv else "table"
+    cap = (TABLE_ROWS if fmt == "table" else 0) if limit is None else limit
     store = ctx.open(read_only=True)
     statement, values = bind_user_params(query, parse_params(params), store.dialect)
-    columns, rows = store.query_with_columns(statement, values)
-    echo_rows(columns, rows, "json" if as_json else "csv" if as_csv else "table",
-              max_width=max_width)
+    columns, rows = store.query_with_columns(statement, values,
+                                             max_rows=cap + 1 if cap else None)
+    cut = bool(cap) and len(rows) > cap
+    echo_rows(columns, rows[:cap] if cut else rows, fmt, max_width=max_width)
+    if cut:
+        note(f"only the first {cap:,} rows are shown: the query returns more (--limit N "
+             "for more, --limit 0 for every row)")
 
 
 @click.command()
@@ -223,18 +326,29 @@ def sql(ctx: Context, query: str, as_json: bool, as_csv: bool, params: tuple[str
 @pass_ctx
 @handle_errors
 def demo(ctx: Context, rebuild: bool) -> None:
-    """Set up the bundled demo SKB (Python's standard library) in the cache.
+    """Set up the bundled demo SKB (Python's standard library), ready to ask.
 
-    Loads it into a DuckDB file under $AFR_CACHE_DIR (default ~/.cache/afr/demo.duckdb)
-    and embeds it with the built-in offline embedder. `afr ask` does this on first use.
+    Loads it into the store --db names (a DuckDB file or a postgresql:// URL; default:
+    a DuckDB file under $AFR_CACHE_DIR, ~/.cache/afr/demo.duckdb) and makes everything
+    the methods need: vectors (the built-in offline embedder), the lexical index and
+    the similarity graph. A store holding another SKB is left alone. `afr ask` sets up
+    the cached one on first use.
+
+    \b
+    Examples:
+      afr demo
+      afr demo --db demo.duckdb
+      afr demo --db postgresql://me@localhost/kb --schema demo
     """
     from afr.demo import example_question, setup_demo
 
-    path = setup_demo(ctx.resolve().settings.store, rebuild=rebuild, progress=ctx.progress)
-    click.echo(f"demo store ready: {path}")
+    done = setup_demo(ctx.resolve().settings.store, rebuild=rebuild, progress=ctx.progress)
+    ctx.used_store = done.path
+    click.echo(f"demo store ready: {done.location}"
+               + ("" if done.built else " (it was ready already)"))
     question = example_question()
     if question:
-        click.echo(f'try: afr ask "{question}"')
+        click.echo("try: " + command("demo.try", "ask", question))
 
 
 COMMANDS = [init, load, embed, info, sql, demo]

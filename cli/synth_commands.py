@@ -6,7 +6,12 @@ from pathlib import Path
 
 import click
 
-from .context import Context, handle_errors, pass_ctx
+from .context import Context, UsageProblem, handle_errors, pass_ctx, warn
+
+# The fewest nodes per --like (afr.synth.fewest_nodes; a test keeps this in step): written
+# out, as afr.synth takes longer to import than every other command needs to start.
+FEWEST_NODES = {"prime": 100, "mag": 40, "amazon": 40}
+
 
 
 @click.command()
@@ -14,8 +19,11 @@ from .context import Context, handle_errors, pass_ctx
 @click.option("--like", type=click.Choice(["prime", "mag", "amazon"]), default="prime",
               show_default=True, help="Schema shape: prime (10 node / 18 edge types, all "
               "types answer), mag (answers are papers), amazon (answers are products).")
-@click.option("--nodes", type=click.IntRange(1), default=1000, show_default=True,
-              help="Number of nodes (STaRK: PRIME 130000, MAG 1900000, AMAZON 1040000).")
+@click.option("--nodes", type=click.IntRange(min(FEWEST_NODES.values())), default=1000,
+              show_default=True,
+              help="Number of nodes, at least 10 per node type: " + ", ".join(
+                  f"{like} {n}" for like, n in FEWEST_NODES.items())
+              + " (STaRK: PRIME 130000, MAG 1900000, AMAZON 1040000).")
 @click.option("--edges", type=click.IntRange(1), default=None,
               help="Number of edges [default: PRIME 62, MAG 21, AMAZON 9 per node]. "
               "Tiny graphs may get fewer: a relation never fills >30% of its possible pairs.")
@@ -48,6 +56,9 @@ def synth(ctx: Context, out_dir: Path, like: str, nodes: int, edges: int | None,
     """
     from afr.synth import generate
 
+    if nodes < FEWEST_NODES[like]:
+        raise UsageProblem(f"--nodes must be at least {FEWEST_NODES[like]} for "
+                           f"--like {like} (10 per node type), not {nodes}")
     report = generate(out_dir, like=like, nodes=nodes, edges=edges, questions=questions,
                       seed=seed, noise=noise, progress=ctx.progress)
     s = report.seconds
@@ -57,11 +68,11 @@ def synth(ctx: Context, out_dir: Path, like: str, nodes: int, edges: int | None,
                f"(graph {s['graph']:.1f}, nodes {s['nodes']:.1f}, edges {s['edges']:.1f}, "
                f"questions {s['questions']:.1f})")
     if edges is not None and report.edges < edges:
-        click.echo(f"afr: warning: {report.edges:,} of {edges:,} edges fit: no relation fills "
-                   "more than 30% of its possible pairs (try more nodes)", err=True)
+        warn(f"{report.edges:,} of {edges:,} edges fit: no relation fills more than 30% of "
+             "its possible pairs (try more nodes)")
     if report.questions < questions:
-        click.echo(f"afr: warning: only {report.questions} of {questions} questions could be "
-                   "made from this graph (try more nodes or edges)", err=True)
+        warn(f"only {report.questions} of {questions} questions could be made from this "
+             "graph (try more nodes or edges)")
 
 
 COMMANDS = [synth]

@@ -58,7 +58,8 @@ def test_which_store(runner: CliRunner, tmp_path: Path, monkeypatch: pytest.Monk
     assert chosen.exists() and not (tmp_path / "afr.duckdb").exists()
     assert json.loads(invoke(runner, "info", "--json").output)["store"] == str(chosen)
     monkeypatch.delenv("AFR_DB")
-    demo = json.loads(invoke(runner, "info", "--json").output)
+    # the first read builds the demo store, with a note on stderr: the JSON is stdout
+    demo = json.loads(invoke(runner, "info", "--json").stdout)
     assert demo["store"] == str(tmp_path / "cache" / "demo.duckdb") and demo["skb"]
     assert invoke(runner, "init").exit_code == 0  # a write command: ./afr.duckdb
     assert (tmp_path / "afr.duckdb").exists()

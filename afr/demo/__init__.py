@@ -4,13 +4,24 @@ rule for which store a command works on (``open_store_for``)."""
 from __future__ import annotations
 
 import csv
+import shutil
+from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import dataclass
 from pathlib import Path
 
 from afr.errors import StoreError
 from afr.lexical import Tokenizer, has_lexical_index, index_tokenizer
 from afr.resources import demo_skb_dir
 from afr.settings import BM25Settings, StoreSettings, cache_dir
-from afr.store import DEFAULT_DB, DuckDBStore, Store, is_postgres_url, open_store
+from afr.store import (
+    DEFAULT_DB,
+    DuckDBStore,
+    Store,
+    check_store_file,
+    is_postgres_url,
+    open_store,
+)
 from afr.store.base import SCHEMA_VERSION
 from afr.vectors.documents import DOCUMENTS_VERSION
 
@@ -70,8 +81,23 @@ def _open_ready_demo(path: Path, read_only: bool) -> Store | None:
     return None
 
 
-def ensure_demo_store(path: Path, *, rebuild: bool = False, progress: bool = True) -> Path:
-    """Load and embed the demo SKB into ``path`` unless it is there."""
+def demo_skb_name() -> str:
+    """The name of the bundled demo SKB (its skb.json)."""
+    import json
+
+    return json.loads((_demo_dir() / "skb.json").read_text(encoding="utf-8"))["name"]
+
+
+def _demo_dir() -> Path:
+    skb = demo_skb_dir()
+    if not (skb / "skb.json").is_file():
+        raise StoreError(f"the demo SKB is missing from this installation ({skb})")
+    return skb
+
+
+def build_demo(store: Store, *, progress: bool = False) -> None:
+    """Load the demo SKB into ``store`` (replacing what is there) and make it ready for
+    every method: vectors, the lexical index, the similarity graph."""
     # Building the demo is rare: commands that only open a store do not import the loader.
     from afr.embed import make_embedder
     from afr.lexical.index import build_lexical_index
@@ -79,28 +105,32 @@ def ensure_demo_store(path: Path, *, rebuild: bool = False, progress: bool = Tru
     from afr.vectors import embed_store
     from afr.vectors.similarity import build_similarity_graph
 
+    load_skb_dir(store, _demo_dir(), replace=True, progress=progress)
+    # rebuild: vectors of an older document format must not survive the reload
+    embed_store(store, make_embedder(DEMO_EMBEDDER), rebuild=True, progress=progress)
+    build_lexical_index(store, progress=progress)
+    # --method sage works on the demo too
+    build_similarity_graph(store, make_embedder(DEMO_EMBEDDER), progress=progress)
+    with store.transaction():
+        store.set_meta(DOCUMENTS_VERSION_KEY, DOCUMENTS_VERSION)
+
+
+def ensure_demo_store(path: Path, *, rebuild: bool = False, progress: bool | None = None) -> Path:
+    """Load and embed the demo SKB into the DuckDB file ``path`` unless it is there."""
     if demo_ready(path) and not rebuild:
         return path
-    skb = demo_skb_dir()
-    if not (skb / "skb.json").is_file():
-        raise StoreError(f"the demo SKB is missing from this installation ({skb})")
+    _demo_dir()
     store = DuckDBStore(path)
     try:
-        load_skb_dir(store, skb, replace=True, progress=progress)
-        # rebuild: vectors of an older document format must not survive the reload
-        embed_store(store, make_embedder(DEMO_EMBEDDER), rebuild=True, progress=progress)
-        build_lexical_index(store, progress=progress)
-        # --method sage works on the demo too
-        build_similarity_graph(store, make_embedder(DEMO_EMBEDDER), progress=progress)
-        with store.transaction():
-            store.set_meta(DOCUMENTS_VERSION_KEY, DOCUMENTS_VERSION)
+        build_demo(store, progress=progress)
     finally:
         store.close()
     return path
 
 
 def open_store_for(settings: StoreSettings, *, write: bool = False, read_only: bool = False,
-                   create: bool = False, progress: bool = False) -> Store:
+                   create: bool = False, progress: bool = False,
+                   building_demo: Callable[[Path], None] | None = None) -> Store:
     """The store a command works on: ``settings.db`` (--db, else ``$AFR_DB``), else
     ``./afr.duckdb``.
 
@@ -108,9 +138,11 @@ def open_store_for(settings: StoreSettings, *, write: bool = False, read_only: b
     to the bundled demo store, set up on first use, when nothing was chosen and there is
     no ``./afr.duckdb``. ``read_only`` opens the store without write access.
 
-    Only ``create`` (afr init) makes a store that is not there; every other command needs
-    one holding afr's tables, and without one it stops with a one-line error having
-    created nothing: no DuckDB file, no PostgreSQL schema or extension."""
+    ``building_demo`` hears of it (the path) before the demo store is built, which takes
+    a few seconds. Only ``create`` (afr init) makes a store that is not there; every
+    other command needs one holding afr's tables, and without one it stops with a
+    one-line error having created nothing: no DuckDB file, no PostgreSQL schema or
+    extension."""
     chosen = settings.db
     target = chosen
     if target is None:
@@ -121,7 +153,11 @@ def open_store_for(settings: StoreSettings, *, write: bool = False, read_only: b
                 demo = _open_ready_demo(demo_path, read_only)
                 if demo is not None:
                     return demo
+            if building_demo is not None and not demo_ready(demo_path):
+                building_demo(demo_path)
             target = str(ensure_demo_store(demo_path, progress=progress))
+    if not is_postgres_url(target):
+        check_store_file(Path(target).expanduser())  # before saying it is missing
     if not create and not is_postgres_url(target) and not Path(target).expanduser().exists():
         if chosen is None:
             raise StoreError(f"no store here (./{DEFAULT_DB}); run 'afr load DIR' first")
@@ -141,14 +177,52 @@ def open_store_for(settings: StoreSettings, *, write: bool = False, read_only: b
     return store
 
 
+@dataclass(frozen=True)
+class DemoSetup:
+    """What ``afr demo`` did: where the demo store is, and whether it was built now."""
+
+    location: str
+    built: bool
+    path: Path | None = None  # the DuckDB file, when it is one
+
+
 def setup_demo(settings: StoreSettings, *, rebuild: bool = False,
-               progress: bool = False) -> Path:
-    """``afr demo``: the demo store at the chosen DuckDB file (``settings.db``), else in
-    the cache; a PostgreSQL URL is not a place for it, so the cache is used."""
+               progress: bool = False) -> DemoSetup:
+    """``afr demo``: the demo store in the store ``settings.db`` names (a DuckDB file or a
+    PostgreSQL URL), else in the cache. A named store holding another SKB is refused, not
+    replaced; a store this call created is removed again when building fails."""
     target = settings.db
-    path = Path(target).expanduser() if target and not is_postgres_url(target) \
-        else demo_store_path(settings)
-    return ensure_demo_store(path, rebuild=rebuild, progress=progress)
+    if target is None:
+        path = demo_store_path(settings)
+        built = rebuild or not demo_ready(path)
+        ensure_demo_store(path, rebuild=rebuild, progress=progress)
+        return DemoSetup(str(path), built, path)
+    created = None
+    if not is_postgres_url(target) and not Path(target).expanduser().exists():
+        created = Path(target).expanduser()
+    store = open_store(target, settings=settings, create=True)
+    done = False
+    try:
+        store.init()
+        held = store.skb_name()
+        if held and held != demo_skb_name():
+            raise StoreError(f"the store {store.location} holds the SKB {held!r}; 'afr demo' "
+                             "does not replace it: name another store with --db, or "
+                             "'afr load demo --replace' to replace it")
+        built = rebuild or not _holds_ready_demo(store)
+        if built:
+            build_demo(store, progress=progress)
+        done = True
+        return DemoSetup(store.location, built, getattr(store, "path", None))
+    finally:
+        if not done:
+            with suppress(StoreError):  # the build's own error is the one to report
+                store.drop_created_schema()
+        store.close()
+        if created is not None and not done:  # nothing left behind
+            created.unlink(missing_ok=True)
+            Path(str(created) + ".wal").unlink(missing_ok=True)
+            shutil.rmtree(Path(str(created) + ".vectors"), ignore_errors=True)
 
 
 def example_question() -> str | None:

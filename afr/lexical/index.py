@@ -40,7 +40,7 @@ class LexicalReport:
 
 def build_lexical_index(store: Store, *, params: BM25Settings = BM25Settings(),
                         batch_size: int = 1000, rebuild: bool = False,
-                        progress: bool = True) -> LexicalReport:
+                        progress: bool | None = None) -> LexicalReport:
     started = time.perf_counter()
     store.require_skb()
     store.require_initialised()  # an older store gets the lexical tables first
@@ -109,3 +109,21 @@ def _index_batch(store: Store, ids: list[int], tokenizer: Tokenizer) -> None:
         store.set_meta(_STALE, "true")
 
     store.run_in_transaction(write, retries=0)
+@dataclass(frozen=True)
+class LexicalState:
+    """What the lexical index holds (``afr info``)."""
+
+    indexed: int  # nodes in the index
+    nodes: int  # nodes in the store
+    postings: int
+    terms: int
+    stale: bool  # a run stopped before recomputing the statistics: 'afr index' again
+
+
+def lexical_state(store: Store) -> LexicalState | None:
+    """The lexical index's counts, or None when the store has no lexical tables."""
+    if not store.table_exists("lex_docs"):
+        return None
+    row = store.run("lexical/counts.sql")[0]
+    return LexicalState(int(row.indexed), int(row.nodes), int(row.postings), int(row.terms),
+                        store.get_meta(_STALE) == "true")

@@ -45,7 +45,7 @@ class LoadReport:
 
 
 def load_skb_dir(
-    store: Store, directory: str | Path, *, replace: bool = False, progress: bool = True
+    store: Store, directory: str | Path, *, replace: bool = False, progress: bool | None = None
 ) -> LoadReport:
     """Load an SKB directory (docs/skb-format.md) into ``store``; on any error nothing changes."""
     directory = Path(directory)

@@ -1,17 +1,30 @@
-"""`afr load` in one call: pick the format, open the chosen store, load, and leave no empty
-DuckDB file behind when the first load into it fails."""
+"""`afr load` in one call: pick the format, open the chosen store, load, and leave nothing
+behind when the first load into it fails: no DuckDB file, no PostgreSQL schema."""
 
 from __future__ import annotations
 
+from contextlib import suppress
 from pathlib import Path
 from typing import Literal
 
-from afr.errors import LoadError
+from afr.errors import LoadError, StoreError
 from afr.load.loader import LoadReport, load_skb_dir
+from afr.resources import demo_skb_dir
 from afr.settings import StoreSettings
 from afr.store import is_postgres_url, open_store, resolve_db
 
 Format = Literal["auto", "skb", "stark"]
+#: The source name of the bundled demo SKB (``afr load demo``), unless a path is called so.
+DEMO = "demo"
+
+
+def source_path(source: str | Path) -> Path:
+    """The SKB directory ``source`` names: a path, or ``demo`` for the bundled demo SKB
+    (when there is no file or folder called demo here)."""
+    path = Path(source)
+    if str(source) == DEMO and not path.exists():
+        return demo_skb_dir()
+    return path
 
 
 def detect_format(source: Path) -> Literal["skb", "stark"]:
@@ -25,9 +38,9 @@ def load_into(settings: StoreSettings, source: str | Path, *, fmt: Format = "aut
               dataset: str | None = None, replace: bool = False, progress: bool = False
               ) -> LoadReport:
     """Load ``source`` into the store the [store] settings name (``settings.db``, else
-    ``./afr.duckdb``). A DuckDB file this load created is removed again when the load
-    fails."""
-    source = Path(source)
+    ``./afr.duckdb``). ``source`` may be ``demo``, the bundled demo SKB. A DuckDB file or
+    a PostgreSQL schema this load created is removed again when the load fails."""
+    source = source_path(source)
     if not source.exists():
         raise LoadError(f"{source}: no such file or directory")
     kind = detect_format(source) if fmt == "auto" else fmt
@@ -48,6 +61,9 @@ def load_into(settings: StoreSettings, source: str | Path, *, fmt: Format = "aut
         loaded = True
         return report
     finally:
+        if not loaded:
+            with suppress(StoreError):  # the load's own error is the one to report
+                store.drop_created_schema()
         store.close()
         if created is not None and not loaded:  # a failed first load leaves no empty file
             created.unlink(missing_ok=True)

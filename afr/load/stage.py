@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,11 +110,44 @@ def _duck_error(file: Path, exc: duckdb.Error) -> LoadError:
     return LoadError(f"{file.name}: {head}" + (f" — {extra}" if extra else ""))
 
 
+#: The longest record of nodes.jsonl, in bytes (DuckDB's default object size, written out
+#: so that errors can name it). DuckDB's reader stops only at some multiple of it (its
+#: buffer); the checks refuse a record between the two, so the limit is this one.
+MAX_RECORD_BYTES = 16 << 20
+
+
+def _oversized_record(path: Path, limit: int) -> LoadError | None:
+    """The first record of ``path`` longer than ``limit`` bytes, named: its line, size
+    and id (DuckDB names only the limit)."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rb") as fh:
+            for line_no, line in enumerate(fh, 1):
+                if len(line) > limit:
+                    found = re.search(rb'"id"\s*:\s*("(?:[^"\\]|\\.){0,80}"|-?\d+)', line[:4096])
+                    which = f" (id {found.group(1).decode(errors='replace')})" if found else ""
+                    return LoadError(
+                        f"{path.name}: line {line_no}{which} holds {len(line) / (1 << 20):.1f} "
+                        f"MB, more than the {limit >> 20} MB one record may hold: shorten "
+                        "its text (search reads only its start) or split the node")
+    except (OSError, EOFError):
+        return None
+    return None
+
+
 def stage_nodes(con: duckdb.DuckDBPyConnection, path: Path, schema: SkbSchema) -> StageResult:
     result = StageResult()
     try:
-        _run(con, "load/stage_nodes.sql", {"path": str(path)})
-        problems = _run(con, "load/check_nodes.sql", {"node_types": list(schema.node_types)})
+        try:
+            _run(con, "load/stage_nodes.sql", {"path": str(path),
+                                                "max_bytes": MAX_RECORD_BYTES})
+        except duckdb.Error as exc:
+            if "maximum_object_size" in str(exc):
+                raise _oversized_record(path, MAX_RECORD_BYTES) or _duck_error(path, exc) \
+                    from None
+            raise
+        problems = _run(con, "load/check_nodes.sql", {"node_types": list(schema.node_types),
+                                                       "max_bytes": MAX_RECORD_BYTES})
         _report(path, _with_json_messages(path, problems), "record")
         result.int_ids = bool(_run(con, "load/int_ids.sql")[0][0])
         _run(con, "load/typed_nodes.sql", int_ids=result.int_ids)

@@ -137,7 +137,7 @@ def _edge_label(name: str, pair: tuple[str, str] | None) -> str:
 
 
 def load_stark(store: Store, directory: str | Path, *, dataset: str | None = None,
-               replace: bool = False, progress: bool = True) -> LoadReport:
+               replace: bool = False, progress: bool | None = None) -> LoadReport:
     """Load STaRK's processed files in ``directory`` (``dataset``: prime, mag or amazon;
     None: told by the node types)."""
     directory = Path(directory)

@@ -99,11 +99,17 @@ class RunSummary:
     top_answer: str | None  # the first answer's name (else its external id)
     top_ext_id: str | None
     answers: int
+    method: str = "af"
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["created_at"] = self.created_at.isoformat() if self.created_at else None
         return data
+
+
+def _method(config: Any) -> str:
+    """The method a run's stored settings name (runs from before methods: af)."""
+    return str((stored_tree(config or {}).get("ask") or {}).get("method") or "af")
 
 
 @dataclass
@@ -135,7 +141,7 @@ class RunDetails:
 
     @property
     def method(self) -> str:
-        return str((self.settings.get("ask") or {}).get("method") or "af")
+        return _method(self.config)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -149,7 +155,8 @@ def list_runs(store: Store, *, limit: int = 20, with_eval: bool = False) -> list
         return []
     rows = store.run("runlog/list_runs.sql", {"limit": int(limit)}, with_eval=with_eval)
     return [RunSummary(r.run_id, r.created_at, r.mode, r.status, r.question, r.target_type,
-                       r.eval_id, r.top_name or r.top_ext_id, r.top_ext_id, int(r.answers))
+                       r.eval_id, r.top_name or r.top_ext_id, r.top_ext_id, int(r.answers),
+                       _method(r.config))
             for r in rows]
 
 

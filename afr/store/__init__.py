@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from afr.errors import StoreError
 from afr.settings import StoreSettings
 from afr.store.base import Store
-from afr.store.duckdb_store import DuckDBStore
+from afr.store.dialect import split_sql
+from afr.store.duckdb_store import DuckDBStore, check_store_file
 from afr.store.render import bind_user_params, inline_params, placeholders, pretty
 from afr.store.summary import describe_store, size_text
 
@@ -23,8 +24,9 @@ if TYPE_CHECKING:
     from afr.store.postgres_store import PostgresStore
 
 __all__ = ["DEFAULT_DB", "DuckDBStore", "PostgresStore", "Store", "bind_user_params",
+           "check_store_file",
            "describe_store", "inline_params", "is_postgres_url", "open_store", "placeholders",
-           "pretty", "resolve_db", "size_text", "store_ddl_for"]
+           "pretty", "resolve_db", "size_text", "split_sql", "store_ddl_for"]
 
 DEFAULT_DB = "afr.duckdb"  # in the working directory
 

@@ -37,6 +37,8 @@ if TYPE_CHECKING:  # numpy is imported where arrays are made: `afr sql` needs no
 T = TypeVar("T")
 SCHEMA_VERSION = 10
 VECTOR_VARIANTS = ("doc", "doc_rel")
+# PostgreSQL: node types with at least this many nodes get an HNSW index of their own.
+TYPE_INDEX_MIN_NODES = 1000
 # Tables that hold one SKB's data; --replace empties them.
 SKB_TABLES = ("nodes", "node_aliases", "edges", "node_types", "edge_types", "node_attributes",
               "lex_postings", "lex_docs", "lex_df", "lex_stats", "node_names", "node_sim",
@@ -199,11 +201,13 @@ class Store(ABC):
         return named_rows(columns, rows)
 
     def query_with_columns(
-        self, sql: str, params: dict[str, Any] | None = None
+        self, sql: str, params: dict[str, Any] | None = None, *, max_rows: int | None = None
     ) -> tuple[list[str], list[tuple]]:
+        """Column names and rows; with ``max_rows``, at most that many rows are fetched
+        (the rest of the result is never turned into Python values)."""
         with self.lock:
             self.statements += 1
-            return self._fetch(sql, params)
+            return self._fetch(sql, params, max_rows)
 
     def query_numpy(self, sql: str, params: dict[str, Any] | None = None
                     ) -> dict[str, np.ndarray]:
@@ -219,10 +223,10 @@ class Store(ABC):
         """Run one statement (the lock is held)."""
 
     @abstractmethod
-    def _fetch(self, sql: str, params: dict[str, Any] | None
+    def _fetch(self, sql: str, params: dict[str, Any] | None, max_rows: int | None = None
                ) -> tuple[list[str], list[tuple]]:
-        """Run one statement and return its column names and rows, JSON decoded (the
-        lock is held)."""
+        """Run one statement and return its column names and rows (the first
+        ``max_rows`` when given), JSON decoded (the lock is held)."""
 
     def run(self, template: str, params: dict[str, Any] | None = None, **ctx: Any) -> list[tuple]:
         """Render a template and run its statements; rows of the last one are returned."""
@@ -286,6 +290,12 @@ class Store(ABC):
         (``afr.retrieval.parallel``), sharing its facts and closed with it; None when the
         store has no use for one (an embedded database answers a thread at a time), or,
         with ``wait=False``, while it is still being opened."""
+        return None
+
+    def drop_created_schema(self) -> None:
+        """Remove the database schema this store object created (PostgreSQL), with what
+        is in it: a first load that failed leaves nothing. A DuckDB file has no schema of
+        its own; its creator removes the file once it is closed."""
         return None
 
     def server_memory(self) -> tuple[int, int] | None:
@@ -375,10 +385,15 @@ class Store(ABC):
         self.run("embed/set_model.sql", {"variant": variant, "model_id": model_id, "dim": dim},
                  variant=check_identifier(variant, "embedding variant"))
 
-    def build_vector_index(self, variant: str, dim: int) -> None:
-        """Build the approximate index of a variant (of ``dim``-dimensional vectors), on
-        stores that have them."""
-        return None
+    def build_vector_index(self, variant: str, dim: int) -> list[str]:
+        """Build the approximate indexes a variant (of ``dim``-dimensional vectors) lacks,
+        on stores that have them; notes on those it may not build (not the table's
+        owner)."""
+        return []
+
+    def vector_indexes(self) -> list[tuple[str, str, int]]:
+        """(index, table, bytes) of each approximate vector index (none: exact search)."""
+        return []
 
     def has_vector_index(self, variant: str) -> bool:
         """Whether an approximate (HNSW) index serves this variant's searches."""

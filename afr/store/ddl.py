@@ -7,8 +7,11 @@ embedding dimension — the vector tables with their approximate (HNSW) indexes.
 
 from __future__ import annotations
 
+import re
+
 from afr.store.base import (
     SCHEMA_VERSION,
+    TYPE_INDEX_MIN_NODES,
     VECTOR_VARIANTS,
     check_identifier,
     migration_file,
@@ -38,9 +41,35 @@ def store_ddl(dialect: Dialect, *, schema: str = "afr", dim: int | None = None) 
                           render_template("embed/create_table.sql", dialect, pretty=True,
                                           variant=variant, dim=int(dim))
                           + render_template("embed/hnsw.sql", dialect, variant=variant)))
-    lines = [f"-- afr store DDL ({dialect.name}), schema version {SCHEMA_VERSION}"]
+    if dim is not None and dialect.name == "postgres":
+        parts.append(("per node type, afr also keeps an HNSW index of each vector table "
+                      "(emb_<variant>_hnsw_t<type code>) for every type of at least "
+                      f"{TYPE_INDEX_MIN_NODES:,} nodes: the SKB's types are known only once it "
+                      "is loaded, so the table owner's first 'afr embed' builds them (or "
+                      "'afr info' names those missing)", []))
+    lines = [f"-- afr store DDL ({dialect.name}), schema version {SCHEMA_VERSION}",
+             "-- one transaction: applied whole, or not at all", "BEGIN;"]
+    created: set[str] = set()
     for title, statements in parts:
-        if statements:
-            lines.append(f"\n-- {title}")
-            lines.extend(f"{stmt};" for stmt in statements)
+        kept = [stmt for stmt in statements if _new_object(stmt, created)]
+        lines.append(f"\n-- {title}")
+        lines.extend(f"{stmt};" for stmt in kept)
+    lines.append("\nCOMMIT;")
     return "\n".join(lines) + "\n"
+
+
+_CREATE_INDEX = re.compile(r"^\s*CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?"
+                           r'"?([\w.]+)"?', re.IGNORECASE)
+
+
+def _new_object(statement: str, created: set[str]) -> bool:
+    """Whether ``statement`` is not a second CREATE INDEX of an index made already (a
+    migration and the load's index list may both make one: the DDL makes it once)."""
+    found = _CREATE_INDEX.match(statement)
+    if found is None:
+        return True
+    name = found.group(1).lower()
+    if name in created:
+        return False
+    created.add(name)
+    return True

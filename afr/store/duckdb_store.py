@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from afr.errors import StoreError
+from afr.errors import StoreError, StoreLockedError
 from afr.store.base import (
     SKB_TABLES,
     Store,
@@ -42,6 +43,44 @@ def duckdb_memory_mb(given: int | None = None) -> int:
     return max(_DUCKDB_MEMORY_MIN_MB, int(total * DUCKDB_MEMORY_SHARE) >> 20)
 
 
+# Every DuckDB database file starts with a checksum and then this magic (storage format
+# header): a file without it is data DuckDB would open as an empty in-memory database.
+_DUCKDB_MAGIC = b"DUCK"
+_MAGIC_OFFSET = 8
+ACCEPTED_FILES = "a DuckDB database file (existing, or a new path) or a postgresql:// URL"
+
+
+def check_store_file(path: Path) -> None:
+    """Refuse what DuckDB would open as an in-memory database — ``:memory:``, or an
+    existing file that is not a DuckDB database (a .csv, a .parquet: DuckDB reads it as
+    data and keeps nothing) — so no command reports work kept where it was not."""
+    if str(path) == ":memory:":
+        raise StoreError(f"':memory:' keeps nothing once afr exits: give {ACCEPTED_FILES}")
+    if path.is_dir():
+        raise StoreError(f"{path} is a directory: give {ACCEPTED_FILES}")
+    if not path.exists():
+        return
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(_MAGIC_OFFSET + len(_DUCKDB_MAGIC))
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror}") from None
+    if head[_MAGIC_OFFSET:] != _DUCKDB_MAGIC:
+        raise StoreError(f"{path} is not a DuckDB database file ({_kind(path, head)}): "
+                         f"give {ACCEPTED_FILES}")
+
+
+def _kind(path: Path, head: bytes) -> str:
+    if not head:
+        return "it is empty"
+    if head.startswith(b"SQLite format"):
+        return "it is an SQLite database"
+    if head.startswith(b"PAR1"):
+        return "it is a Parquet file"
+    suffix = path.suffix.lower().lstrip(".")
+    return f"it looks like a {suffix} file" if suffix else "another kind of file"
+
+
 class DuckDBStore(Store):
     dialect = DUCKDB
 
@@ -51,6 +90,7 @@ class DuckDBStore(Store):
         self.path = Path(path).expanduser()
         self.location = str(self.path)
         self.read_only = read_only
+        check_store_file(self.path)
         if (read_only or not create) and not self.path.exists():
             raise StoreError(f"no store at {self.path}; create one with 'afr load DIR' "
                              "(or 'afr demo')")
@@ -67,10 +107,7 @@ class DuckDBStore(Store):
         except duckdb.IOException as exc:
             msg = str(exc)
             if "lock" in msg.lower():
-                raise StoreError(
-                    f"the store {self.path} is in use by another process (DuckDB allows one "
-                    "writer at a time); wait for it to finish or close it"
-                ) from None
+                raise locked_error(self.path, msg, read_only=read_only) from None
             raise StoreError(f"cannot open {self.path}: {msg.splitlines()[0]}") from None
         except duckdb.Error as exc:
             raise StoreError(f"cannot open {self.path}: {str(exc).splitlines()[0]}") from None
@@ -107,12 +144,12 @@ class DuckDBStore(Store):
         except duckdb.Error as exc:
             raise _store_error(exc) from None
 
-    def _fetch(self, sql: str, params: dict[str, Any] | None
+    def _fetch(self, sql: str, params: dict[str, Any] | None, max_rows: int | None = None
                ) -> tuple[list[str], list[tuple]]:
         try:
             cur = self.con.execute(sql, params or None)
             description = cur.description or []
-            rows = cur.fetchall()
+            rows = cur.fetchall() if max_rows is None else cur.fetchmany(max_rows)
         except duckdb.Error as exc:
             raise _store_error(exc) from None
         # DuckDB hands JSON back as text (psycopg decodes it): decode it here.
@@ -205,6 +242,46 @@ class DuckDBStore(Store):
     # build_vector_index: none. DuckDB's HNSW lives in an extension that must be
     # downloaded; we scan exactly (or search in-memory matrices, afr.vectors.memory),
     # which is fast enough for the sizes an embedded store serves (see bench/).
+
+
+_LOCK_HOLDER = re.compile(r"held in (.*?) \(PID (\d+)\)")
+
+
+def locked_error(path: Path, message: str, *, read_only: bool) -> StoreLockedError:
+    """DuckDB's lock conflict, said for people: who holds the file and what to do. DuckDB
+    lets one process write a file and no one else open it meanwhile, not even to read;
+    several processes may read it at once (read-only), and then none may write."""
+    held = _LOCK_HOLDER.search(message)
+    pid = int(held.group(2)) if held else None
+    who = f"process {pid}" + (f" ({_command_of(pid) or held.group(1)})" if held else "") \
+        if pid is not None else "another process"
+    # DuckDB says so when the holders only read (only then would read-only work).
+    readers_only = "read-only mode" in message
+    if readers_only and not read_only:
+        return StoreLockedError(
+            f"the store {path} is in use by another process: {who} reads it, and DuckDB "
+            "lets no process write it meanwhile; run this when that one has finished "
+            "(commands that only read, such as afr info, afr sql or afr runs, work beside "
+            "it)", pid=pid, readers_only=True)
+    return StoreLockedError(
+        f"the store {path} is in use by another process: {who} writes it, and DuckDB lets "
+        "no other process open it meanwhile, not even to read; wait for it to finish, or "
+        "work on a copy of the file, or keep the SKB in PostgreSQL, where many processes "
+        "read and write at once", pid=pid)
+
+
+def _command_of(pid: int) -> str | None:
+    """The command line of process ``pid`` (Linux), shortened; None when unknown."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
+    words = [w for w in raw.decode(errors="replace").split("\0") if w]
+    if len(words) > 1 and Path(words[0]).name.startswith("python") \
+            and Path(words[1]).name == "afr":
+        words = words[1:]  # the afr script as python runs it
+    text = " ".join([Path(words[0]).name, *words[1:]]) if words else ""
+    return (text[:77] + "…") if len(text) > 78 else text or None
 
 
 def _store_error(exc: duckdb.Error) -> StoreError:

@@ -20,6 +20,7 @@ from afr.errors import StoreConnectionError, StoreError
 from afr.settings import StoreSettings
 from afr.store.base import (
     SKB_TABLES,
+    TYPE_INDEX_MIN_NODES,
     Store,
     check_identifier,
     duckdb_sql,
@@ -28,8 +29,6 @@ from afr.store.base import (
 from afr.store.dialect import POSTGRES
 
 _COPY_CHUNK = 1 << 20
-# Node types with at least this many nodes get an HNSW index of their own.
-TYPE_INDEX_MIN_NODES = 1000
 _RECONNECT_WAIT_S = 15.0
 # HNSW builds: parallel workers asked for, and the most memory one build may take
 # (the setting store.pg_index_memory_mb; the server's maintenance_work_mem default is 64 MB).
@@ -63,6 +62,8 @@ class PostgresStore(Store):
         # own statements as they are (read_only wraps and checks what users type).
         self.reads_only = reads_only
         self.create = create
+        #: Whether this store object made its schema (a failed first load removes it).
+        self.created_schema = False
         self._in_tx = False
         self._vector_indexes: set[str] = set()
         self._type_indexes: dict[str, set[int]] = {}  # per variant: type codes indexed
@@ -134,6 +135,7 @@ class PostgresStore(Store):
             except psycopg.Error as exc:
                 raise StoreError(f"cannot create schema {self.schema!r}: "
                                  f"{_first_line(exc)}") from None
+            self.created_schema = True
         # afr's tables are found in afr's schema only — never a user's public.nodes — and
         # pgvector's type and operators wherever the extension was installed.
         path = [self.schema]
@@ -192,14 +194,15 @@ class PostgresStore(Store):
     def _execute(self, sql: str, params: dict[str, Any] | None) -> None:
         self._cursor(sql, params)
 
-    def _fetch(self, sql: str, params: dict[str, Any] | None
+    def _fetch(self, sql: str, params: dict[str, Any] | None, max_rows: int | None = None
                ) -> tuple[list[str], list[tuple]]:
-        # psycopg decodes JSON(B) columns itself.
+        # psycopg decodes JSON(B) columns itself, row by row as they are fetched.
         cur = self._cursor(sql, params)
         if not cur.description:
             return [], []
         try:
-            return [d.name for d in cur.description], cur.fetchall()
+            rows = cur.fetchall() if max_rows is None else cur.fetchmany(max_rows)
+            return [d.name for d in cur.description], rows
         except psycopg.Error as exc:
             raise _store_error(exc) from None
 
@@ -335,23 +338,59 @@ class PostgresStore(Store):
         except psycopg.Error as exc:
             raise _store_error(exc) from None
 
-    def build_vector_index(self, variant: str, dim: int) -> None:
-        check_identifier(variant, "embedding variant")
-        if self.has_vector_index(variant):
-            # Built already (maybe by a DBA from `afr init --print-sql`): even CREATE INDEX
-            # IF NOT EXISTS needs to own the table, which a read-write role does not.
+    def drop_created_schema(self) -> None:
+        """Remove the schema this store object created, with everything in it (a first
+        load that failed leaves no empty tables behind)."""
+        if not self.created_schema:
             return
-        counts = self.node_type_counts()
-        self._build_hnsw("embed/hnsw.sql", sum(counts.values()), dim, variant=variant)
+        try:
+            self._exec_raw("setup/drop_schema.sql", schema=self.schema)
+        except psycopg.Error as exc:
+            raise _store_error(exc) from None
+        self.created_schema = False
+
+    def build_vector_index(self, variant: str, dim: int) -> list[str]:
+        table = f"emb_{check_identifier(variant, 'embedding variant')}"
+        missing = self._missing_indexes(variant)
+        if not missing:
+            return []
+        owned = self.run("embed/table_owned.sql", {"table": table})
+        if not (owned and owned[0][0]):
+            # CREATE INDEX (even IF NOT EXISTS) needs the table's owner: say what is
+            # missing rather than fail after the vectors are in, or skip it unsaid.
+            names = ", ".join(name for name, _, _, _ in missing)
+            return [f"{table} lacks its approximate indexes {names} (searches there scan "
+                    "exactly, slower on large SKBs): only the table's owner may build them, "
+                    "by running afr embed on this store (it embeds nothing new and builds "
+                    "them)"]
+        for _, template, rows, ctx in missing:
+            self._build_hnsw(template, rows, dim, variant=variant, **ctx)
         self._vector_indexes.add(variant)
-        if self._has_type_code(variant):
-            # and one per node type, which searches within that type ask for exactly k
-            # (a small type is searched exactly: a scan of its rows costs little)
-            for node_type, code in self.type_codes().items():
-                if counts.get(node_type, 0) >= TYPE_INDEX_MIN_NODES:
-                    self._build_hnsw("embed/hnsw_type.sql", counts[node_type], dim,
-                                     variant=variant, code=code)
         self._type_indexes.pop(variant, None)
+        return []
+
+    def _missing_indexes(self, variant: str) -> list[tuple[str, str, int, dict[str, Any]]]:
+        """(index name, template, rows, template values) of each HNSW index the variant
+        should have and lacks: one over the table, and one per node type of at least
+        ``TYPE_INDEX_MIN_NODES`` nodes (which searches within that type ask for exactly
+        k; a small type is searched exactly: a scan of its rows costs little)."""
+        table = f"emb_{variant}"
+        counts = self.node_type_counts()
+        missing = []
+        if not self.has_vector_index(variant):
+            missing.append((f"{table}_hnsw", "embed/hnsw.sql", sum(counts.values()), {}))
+        if self._has_type_code(variant):
+            have = {name for (name,) in self.run("embed/type_indexes.sql",
+                                                 {"table": table, "prefix": f"{table}_hnsw_t%"})}
+            for node_type, code in self.type_codes().items():
+                name = f"{table}_hnsw_t{code}"
+                if counts.get(node_type, 0) >= TYPE_INDEX_MIN_NODES and name not in have:
+                    missing.append((name, "embed/hnsw_type.sql", counts[node_type],
+                                    {"code": code}))
+        return missing
+
+    def vector_indexes(self) -> list[tuple[str, str, int]]:
+        return [(r.name, r.table_name, int(r.bytes)) for r in self.run("meta/vector_indexes.sql")]
 
     def _build_hnsw(self, template: str, rows: int, dim: int, **ctx: Any) -> None:
         """One HNSW index, in a transaction of its own with memory for its graph. A parallel

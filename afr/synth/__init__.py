@@ -17,12 +17,24 @@ from pathlib import Path
 
 from afr.errors import AfrError
 from afr.progress import Phases
-from afr.synth.graph import SynthGraph, build_graph, write_edges, write_nodes, write_skb_json
+from afr.synth.graph import (
+    SynthGraph,
+    build_graph,
+    min_nodes,
+    write_edges,
+    write_nodes,
+    write_skb_json,
+)
 from afr.synth.questions import Question, QuestionMaker
 from afr.synth.schemas import SHAPES
 
 QUESTION_COLUMNS = ("id", "query", "answer_ids", "target_type", "cypher", "cypher_noisy",
                     "noise")
+
+
+def fewest_nodes() -> dict[str, int]:
+    """The fewest nodes ``generate`` takes, per schema shape (``like``)."""
+    return {like: min_nodes(shape) for like, shape in SHAPES.items()}
 
 
 @dataclass
@@ -103,4 +115,4 @@ def generate(out: str | Path, *, like: str = "prime", nodes: int = 1000,
     )
 
 
-__all__ = ["QUESTION_COLUMNS", "SHAPES", "SynthReport", "generate"]
+__all__ = ["QUESTION_COLUMNS", "SHAPES", "SynthReport", "fewest_nodes", "generate"]

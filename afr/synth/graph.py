@@ -260,10 +260,19 @@ def _edges(shape: Shape, blocks: list[NodeBlock], n_edges: int, rng: np.random.G
     return out
 
 
+#: Fewest nodes per node type of a synthetic graph (each type needs a few to relate).
+MIN_NODES_PER_TYPE = 10
+
+
+def min_nodes(shape: Shape) -> int:
+    """The fewest nodes a graph of ``shape`` can have."""
+    return MIN_NODES_PER_TYPE * len(shape.nodes)
+
+
 def build_graph(shape: Shape, n_nodes: int, n_edges: int | None, seed: int, *,
                 progress: bool = False) -> SynthGraph:
-    if n_nodes < 10 * len(shape.nodes):
-        raise AfrError(f"--nodes must be at least {10 * len(shape.nodes)} for the "
+    if n_nodes < min_nodes(shape):
+        raise AfrError(f"--nodes must be at least {min_nodes(shape)} for the "
                        f"{shape.like}-like schema, got {n_nodes}")
     if n_nodes > 50_000_000:
         raise AfrError(f"--nodes {n_nodes} is more than this generator supports (50M)")

@@ -16,10 +16,11 @@ _EXPORTS = {
     "query_vector": "afr.vectors.search",
     "build_similarity_graph": "afr.vectors.similarity",
     "similarity_meta": "afr.vectors.similarity",
+    "similarity_state": "afr.vectors.similarity",
 }
 
 __getattr__ = lazy_exports("afr.vectors", _EXPORTS)
 
 
 __all__ = ["EmbedReport", "build_documents", "build_similarity_graph", "check_model",
-           "embed_store", "query_vector", "similarity_meta"]
+           "embed_store", "query_vector", "similarity_meta", "similarity_state"]

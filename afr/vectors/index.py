@@ -40,6 +40,8 @@ class EmbedReport:
     rebuilt: list[str] = field(default_factory=list)
     #: Variants whose rebuild continued one an earlier run left unfinished.
     resumed: list[str] = field(default_factory=list)
+    #: What could not be done, for the user (approximate indexes this role may not build).
+    notes: list[str] = field(default_factory=list)
 
 
 def shadow_variant(variant: str) -> str:
@@ -90,7 +92,7 @@ def embed_store(
     variants: Sequence[str] = VECTOR_VARIANTS,
     batch_size: int = 256,
     rebuild: bool = False,
-    progress: bool = True,
+    progress: bool | None = None,
 ) -> EmbedReport:
     """Embed every node lacking a vector; what is embedded is committed at least every
     ``COMMIT_SECONDS`` (and when the embedder fails), so a rerun resumes.
@@ -125,7 +127,7 @@ def embed_store(
         report.embedded[variant] = done
         filled[variant] = recorded
         if recorded:
-            store.build_vector_index(target, recorded[1])
+            report.notes += store.build_vector_index(target, recorded[1])
             report.dim = recorded[1]
     if rebuild:
         _swap_in(store, embedder, {v: r for v, r in filled.items() if r})

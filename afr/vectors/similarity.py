@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -275,7 +276,7 @@ def name_texts(store: Store, types: Sequence[str]) -> tuple[np.ndarray, np.ndarr
 
 
 def name_signal(store: Store, embedder: Embedder, types: Sequence[str], *,
-                progress: bool = True) -> SignalVectors:
+                progress: bool | None = None) -> SignalVectors:
     ids, node_types, texts = name_texts(store, types)
     parts: list[np.ndarray] = []
     with bar(len(texts), "embedding names", enabled=progress, unit="node") as pbar:
@@ -293,7 +294,7 @@ def name_signal(store: Store, embedder: Embedder, types: Sequence[str], *,
 def build_similarity_graph(store: Store, embedder: Embedder, *, k_cand: int = 50,
                            percentile: float = 95.0, types: Sequence[str] | None = None,
                            min_text_chars: int = 200, chunk_mb: float = DEFAULT_CHUNK_MB,
-                           progress: bool = True) -> SimilarityReport:
+                           progress: bool | None = None) -> SimilarityReport:
     """Build ``node_sim`` and ``node_sim_meta`` anew (see the module's docstring)."""
     if k_cand < 1:
         raise AfrError(f"k_cand must be at least 1, not {k_cand}")
@@ -377,3 +378,28 @@ def similarity_meta(store: Store) -> list[tuple]:
     if not store.table_exists("node_sim_meta"):
         return []
     return store.run("similarity/meta.sql")
+
+
+@dataclass(frozen=True)
+class SimilarityState:
+    """The similarity graph as built (``afr info``)."""
+
+    nodes: int  # nodes with at least one similar neighbour
+    pairs: int  # node pairs linked
+    degree_mean: float
+    k_cand: int
+    percentile: float
+    embedder: str
+    built_at: Any
+    stale: bool  # the doc vectors changed since: 'afr index --similarity' again
+
+
+def similarity_state(store: Store) -> SimilarityState | None:
+    """The similarity graph's build record, or None when none was built."""
+    rows = similarity_meta(store)
+    if not rows or rows[0].signal != SUMMARY:
+        return None
+    r = rows[0]
+    return SimilarityState(int(r.n_nodes or 0), int(r.n_kept or 0), float(r.deg_mean or 0),
+                           int(r.k_cand), float(r.percentile), str(r.embedder), r.built_at,
+                           graph_is_stale(store))

@@ -39,6 +39,12 @@ WITH checks AS (
                AND EXISTS (SELECT 1 FROM unnest(json_extract(j, '$.aliases[*]')) AS u(x)
                            WHERE json_type(u.x) <> 'VARCHAR')))
     UNION ALL
+    SELECT 'record longer than ' || ($max_bytes // 1048576) || ' MB', line,
+           coalesce(json_extract_string(j, '$.id'), '') || ': '
+           || round(strlen(CAST(j AS VARCHAR)) / 1048576, 1) || ' MB'
+    FROM stg_raw_nodes
+    WHERE strlen(CAST(j AS VARCHAR)) > $max_bytes
+    UNION ALL
     SELECT 'duplicate id', line, json_extract_string(j, '$.id')
     FROM (
         SELECT line, j, count(*) OVER (PARTITION BY json_extract_string(j, '$.id')) AS n

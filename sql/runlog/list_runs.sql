@@ -1,5 +1,7 @@
--- The newest runs, with each one's top answer (final rank 1), newest first.
+-- The newest runs, with each one's top answer (final rank 1) and settings (the method),
+-- newest first.
 SELECT r.run_id, r.created_at, r.mode, r.status, r.question, r.target_type, r.eval_id,
+       r.config,
        n.ext_id AS top_ext_id, n.name AS top_name,
        (SELECT count(*) FROM run_answers AS c WHERE c.run_id = r.run_id) AS answers
 FROM runs AS r
