@@ -345,11 +345,14 @@ class _Feed:
 
 def question_steps(result: AskResult) -> dict[str, Any]:
     """What the LLM steps of one question did, as ``eval_results.steps`` keeps it: how
-    steps 1–2 were written, whether step 8 reranked, and the fallbacks (step, kind)."""
+    steps 1–2 were written, whether step 8 reranked (and its replies, and how many of them
+    could not be used), and the fallbacks (step, kind)."""
     af = result.af
     return {
         "formalized": af.formalized.by if af is not None else None,
         "reranked": result.reranked,
+        "rerank_replies": result.rerank_replies,
+        "rerank_unusable": result.rerank_unusable,
         "fallbacks": [{"step": f.step, "kind": f.kind} for f in result.fallbacks],
     }
 

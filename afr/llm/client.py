@@ -34,6 +34,12 @@ class EmptyReplyError(LLMError):
     """The model answered with no content (e.g. only reasoning)."""
 
 
+class UnusableReplyError(LLMError):
+    """A reply arrived but holds nothing the step can use: no query in a Cypher reply, no
+    known type in step 1's, no candidate named in a rerank reply. Not retried (the same
+    prompt gets the same reply from the cache, and mostly from the model too)."""
+
+
 # Kinds of LLMUnavailableError: the endpoint cannot be reached (refused, DNS, connect
 # timeout, dropped connections), does not answer in time, or refuses access (401/403/404).
 UNREACHABLE, TIMEOUT, ACCESS = "unreachable", "timeout", "access"
