@@ -127,7 +127,9 @@ def _print_json(ctx: Context, store, result) -> None:
 def _print_answers(ctx: Context, store, result, *, top: int, explain: bool) -> None:
     from afr.pipeline import assess
 
-    if result.mode == "offline" and result.kar is not None:
+    if result.mode == "offline" and result.settings.llm.incomplete:
+        pass  # the warnings below say what is missing
+    elif result.mode == "offline" and result.kar is not None:
         note("offline mode (no LLM configured): KAR with entity linking and the graph-PRF "
              "expansion, no reranking")
     elif result.mode == "offline":

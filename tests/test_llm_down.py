@@ -154,7 +154,25 @@ def test_the_budget_bounds_a_questions_wait() -> None:
         waited = time.perf_counter() - started
     assert budget.seconds == pytest.approx(1.6)
     assert waited <= 1.6 + 0.5, waited
-    assert llm.down is None  # slow is not down: the next question gets its own budget
+    # Two tries in a row without a reply: the endpoint is down, for the next questions
+    # too (issue 23: before, every question waited its whole budget again).
+    assert llm.down is not None and llm.down.kind == "timeout"
+    assert "timed out 2 times in a row" in str(llm.down)
+
+
+def test_one_slow_reply_is_not_down() -> None:
+    """A reply between two timeouts starts the count again: slow once is not down."""
+    late = {"n": 0}
+
+    def responder(request: dict) -> Reply:
+        late["n"] += 1
+        return Reply("late", delay_s=1.5) if late["n"] % 2 else Reply("in time")
+
+    with FakeOpenAI(responder) as server:
+        llm = client(server.base_url, max_retries=1, timeout_s=0.3, slept=[])
+        for _ in range(3):  # each call: a timeout, then a reply
+            assert llm.complete(MESSAGES, seed=late["n"]).text == "in time"
+    assert llm.down is None and late["n"] == 6
 
 
 # -- afr ask -------------------------------------------------------------------------------

@@ -100,7 +100,8 @@ def run_eval(store: Store, source: str | None = None, *, resume: str | None = No
     if not resume:
         run = create_eval_run(store, eval_settings, name=name, total=len(questions))
     if pipeline.offline and not eval_settings.replay:
-        note("offline mode (no LLM configured): entity linking + schema paths, no reranking")
+        why = pipeline.settings.llm.incomplete or "no LLM configured"
+        note(f"offline mode ({why}): entity linking + schema paths, no reranking")
     if len(questions) > MEMORY_VECTORS_FROM:
         from afr.vectors.memory import use_memory_vectors
 

@@ -7,7 +7,10 @@ model, messages and parameters. Every failure is an ``LLMError`` with a one-line
 A dead endpoint fails fast: a refused connection or a failed name lookup gets one quick
 retry, then the client is *down* for the rest of the process and every later call fails
 at once (``LLMUnavailableError``), as do calls after a 401/403 (and, per model, a 404).
-A ``WaitBudget`` bounds what one question may spend on failing calls, backoff included.
+An endpoint that accepts the connection but never answers is down too, once
+``TIMEOUTS_DOWN`` tries in a row have timed out with no reply between them (one slow reply
+is not down: any reply starts the count again). A ``WaitBudget`` bounds what one
+question may spend on failing calls, backoff included.
 """
 
 from __future__ import annotations
@@ -151,6 +154,8 @@ class LLMClient:
         # models it said it does not have.
         self.down: LLMUnavailableError | None = None
         self._missing: dict[str, LLMUnavailableError] = {}
+        self._timeouts = 0  # tries in a row that timed out (a reply sets it back to 0)
+        self._count_lock = threading.Lock()
 
     @property
     def endpoint(self) -> str:
@@ -219,7 +224,10 @@ class LLMClient:
             timeout = self._timeout_within(budget)
             started = time.perf_counter()
             try:
-                return self._call_once(request, timeout)
+                reply = self._call_once(request, timeout)
+                with self._count_lock:
+                    self._timeouts = 0
+                return reply
             except o.BadRequestError as exc:
                 request = self._without_rejected_effort(request, exc)
                 continue
@@ -304,6 +312,11 @@ class LLMClient:
             error = LLMUnavailableError(
                 f"{self.endpoint}: timed out after {attempt} tries ({timeout:.1f} s "
                 "each at most)", kind=TIMEOUT)
+            if self._timed_out_too_often(timeout):
+                raise self._mark_down(LLMUnavailableError(
+                    f"{self.endpoint}: timed out {TIMEOUTS_DOWN} times in a row, no reply "
+                    f"between ({timeout:.1f} s each; raise timeout_s or AFR_LLM_TIMEOUT if "
+                    "the model is only slow)", kind=TIMEOUT)) from None
             return error, self._backoff(attempt)
         reason = _message(_root_cause(exc))
         error = LLMUnavailableError(f"cannot reach {self.endpoint}: {reason}",
@@ -314,6 +327,15 @@ class LLMClient:
                 raise self._mark_down(error) from None
             return error, _QUICK_RETRY_S
         return error, self._backoff(attempt)
+
+    def _timed_out_too_often(self, timeout: float) -> bool:
+        """Count a timed-out try; True once ``TIMEOUTS_DOWN`` in a row have. A try cut
+        short by a question's budget proves less than the whole timeout: not counted."""
+        if timeout < self.config.timeout_s:
+            return False
+        with self._count_lock:
+            self._timeouts += 1
+            return self._timeouts >= TIMEOUTS_DOWN
 
     def _wait_before_retry(self, delay: float, budget: WaitBudget | None, started: float,
                            error: LLMError) -> None:
@@ -366,6 +388,10 @@ class LLMClient:
 
 
 _QUICK_RETRY_S = 0.2
+# Tries in a row that time out, no reply between them, after which the endpoint is down:
+# one question's budget (2 × timeout_s + 1 s) holds two of them, so a hanging endpoint
+# costs one question's wait, not every question's.
+TIMEOUTS_DOWN = 2
 # Transport errors (httpx's or httpx2's, by name) that mean no connection was made: the
 # port is closed, the host unknown or unreachable. A dropped or reset connection is not
 # one of them: the server is there, and is retried as usual.

@@ -88,8 +88,8 @@ def finish(session: Session, question: Question, found: Retrieved, turn: Turn, *
         run_id, question.text, "offline" if session.llm is None else "llm", settings, found,
         ranked_answers(found.candidates, reranked.positions, details),
         turn.timer.timings,
-        found.notes + reranked.notes + ((reranked.fallback.note,) if reranked.fallback
-                                        else ()),
+        _offline_why(session) + found.notes + reranked.notes
+        + ((reranked.fallback.note,) if reranked.fallback else ()),
         fallbacks, llm.calls if llm else 0, llm.new_calls if llm else 0,
         llm.new_tokens if llm else 0, llm.tokens if llm else 0, reranked.prompts,
         reranked.unusable, rerank_replies=reranked.replies,
@@ -105,6 +105,12 @@ def finish(session: Session, question: Question, found: Retrieved, turn: Turn, *
             result = _unlogged(result, exc)
     save_query_vectors(store)  # after the answers, like the log
     return result
+
+
+def _offline_why(session: Session) -> tuple[str, ...]:
+    """Why a session with an LLM set up halfway runs offline (a URL and no model …)."""
+    why = session.settings.llm.incomplete if session.llm is None else None
+    return (f"offline: {why}",) if why else ()
 
 
 def _unlogged(result: AskResult, exc: StoreError) -> AskResult:
