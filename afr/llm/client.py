@@ -17,13 +17,22 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from afr.api_failures import (
+    NOT_A_REPLY,
+    QUICK_RETRY_S,
+    TIMEOUTS_DOWN,
+    backoff,
+    connect_failure,
+    describe,
+    retry_after,
+    root_cause,
+)
 from afr.errors import LLMError
 from afr.settings import LLMSettings
 from afr.text import clean_text
@@ -231,7 +240,7 @@ class LLMClient:
             except o.BadRequestError as exc:
                 request = self._without_rejected_effort(request, exc)
                 continue
-            except (EmptyReplyError, o.OpenAIError, *_NOT_A_COMPLETION) as exc:
+            except (EmptyReplyError, o.OpenAIError, *NOT_A_REPLY) as exc:
                 error, delay = self._failed_try(exc, request, attempt, timeout)
             if attempt > self.config.max_retries:
                 raise error from None
@@ -252,7 +261,7 @@ class LLMClient:
                                  exc: Exception) -> dict[str, Any]:
         """The request to send again after a 400: the same without ``reasoning_effort``
         when that is what the server rejected (once per client); any other 400 is raised."""
-        text = _message(exc)
+        text = describe(exc)
         if any(w in text.lower() for w in _CONTEXT_WORDS):
             raise ContextLengthError(f"{self.endpoint}: prompt too long for the "
                                      f"model ({text})") from None
@@ -269,41 +278,41 @@ class LLMClient:
         before the next; raised at once when another try cannot help."""
         o = self._openai
         if isinstance(exc, EmptyReplyError):
-            return exc, self._backoff(attempt)
+            return exc, backoff(attempt)
         if isinstance(exc, (o.AuthenticationError, o.PermissionDeniedError)):
             raise self._mark_down(LLMUnavailableError(
-                f"{self.endpoint}: not authorised ({_message(exc)}); check "
+                f"{self.endpoint}: not authorised ({describe(exc)}); check "
                 "AFR_LLM_API_KEY", kind=ACCESS)) from None
         if isinstance(exc, o.NotFoundError):
             missing = LLMUnavailableError(
-                f"{self.endpoint}: not found ({_message(exc)}); check the base URL and "
+                f"{self.endpoint}: not found ({describe(exc)}); check the base URL and "
                 f"the model name ({request['model']})", kind=ACCESS)
             self._missing[request["model"]] = missing
             raise missing from None
         if isinstance(exc, o.RateLimitError):
             error = LLMError(f"{self.endpoint}: rate limited after {attempt} tries")
-            return error, _retry_after(exc) or self._backoff(attempt)
+            return error, retry_after(exc) or backoff(attempt)
         if isinstance(exc, o.APIConnectionError):  # timeouts included
             return self._connection_failure(exc, attempt, timeout)
         if isinstance(exc, o.APIStatusError):
             error = LLMError(f"{self.endpoint} answered HTTP {exc.status_code}: "
-                             f"{_message(exc)}")
+                             f"{describe(exc)}")
             if exc.status_code < 500:
                 raise error from None
-            return error, self._backoff(attempt)
+            return error, backoff(attempt)
         if isinstance(exc, o.OpenAIError):
-            raise LLMError(f"{self.endpoint}: {_message(exc)}") from None
+            raise LLMError(f"{self.endpoint}: {describe(exc)}") from None
         # A body that is not a chat completion (broken JSON, a proxy's HTML page with
         # status 200, a cut-off stream): the SDK fails while reading it.
         error = LLMError(f"{self.endpoint} answered something that is not a chat "
-                         f"completion ({type(exc).__name__}: {_message(exc)[:120]})")
-        return error, self._backoff(attempt)
+                         f"completion ({type(exc).__name__}: {describe(exc)[:120]})")
+        return error, backoff(attempt)
 
     def _connection_failure(self, exc: Exception, attempt: int,
                             timeout: float) -> tuple[LLMError, float]:
         """``_failed_try`` for a try that got no answer: a timeout or a lost connection."""
         if isinstance(exc, self._openai.APITimeoutError):
-            if _connect_failure(exc):
+            if connect_failure(exc):
                 # Nothing answered the connection within the timeout: a retry would
                 # only wait as long again.
                 raise self._mark_down(LLMUnavailableError(
@@ -317,16 +326,16 @@ class LLMClient:
                     f"{self.endpoint}: timed out {TIMEOUTS_DOWN} times in a row, no reply "
                     f"between ({timeout:.1f} s each; raise timeout_s or AFR_LLM_TIMEOUT if "
                     "the model is only slow)", kind=TIMEOUT)) from None
-            return error, self._backoff(attempt)
-        reason = _message(_root_cause(exc))
+            return error, backoff(attempt)
+        reason = describe(root_cause(exc))
         error = LLMUnavailableError(f"cannot reach {self.endpoint}: {reason}",
                                     kind=UNREACHABLE)
-        if _connect_failure(exc):
+        if connect_failure(exc):
             # Refused or no such host: one quick retry, then down for good.
             if attempt > min(1, self.config.max_retries):
                 raise self._mark_down(error) from None
-            return error, _QUICK_RETRY_S
-        return error, self._backoff(attempt)
+            return error, QUICK_RETRY_S
+        return error, backoff(attempt)
 
     def _timed_out_too_often(self, timeout: float) -> bool:
         """Count a timed-out try; True once ``TIMEOUTS_DOWN`` in a row have. A try cut
@@ -354,9 +363,6 @@ class LLMClient:
     def _least_call(self) -> float:
         """The shortest wait worth a call: a tenth of the timeout, at least 50 ms."""
         return max(0.05, self.config.timeout_s / 10)
-
-    def _backoff(self, attempt: int) -> float:
-        return min(30.0, 0.5 * 2 ** (attempt - 1)) * (0.75 + 0.5 * random.random())
 
     def _call_once(self, request: dict[str, Any], timeout: float | None = None) -> LLMReply:
         started = time.perf_counter()
@@ -387,36 +393,6 @@ class LLMClient:
         )
 
 
-_QUICK_RETRY_S = 0.2
-# Tries in a row that time out, no reply between them, after which the endpoint is down:
-# one question's budget (2 × timeout_s + 1 s) holds two of them, so a hanging endpoint
-# costs one question's wait, not every question's.
-TIMEOUTS_DOWN = 2
-# Transport errors (httpx's or httpx2's, by name) that mean no connection was made: the
-# port is closed, the host unknown or unreachable. A dropped or reset connection is not
-# one of them: the server is there, and is retried as usual.
-_CONNECT_ERRORS = ("ConnectError", "ConnectTimeout")
-# What the SDK raises while reading a body that is not a chat completion.
-_NOT_A_COMPLETION = (ValueError, TypeError, AttributeError, KeyError)
-
-
-def _chain(exc: BaseException) -> list[BaseException]:
-    out: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and current not in out:
-        out.append(current)
-        current = current.__cause__ or current.__context__
-    return out
-
-
-def _root_cause(exc: BaseException) -> BaseException:
-    return exc.__cause__ or exc
-
-
-def _connect_failure(exc: BaseException) -> bool:
-    return any(type(e).__name__ in _CONNECT_ERRORS for e in _chain(exc))
-
-
 def _out_of_budget(error: LLMError, budget: WaitBudget, *, skipped: bool = False) -> LLMError:
     limit = f"{budget.seconds:.1f} s = 2 × timeout_s + 1 s"
     if skipped:
@@ -428,22 +404,3 @@ def _out_of_budget(error: LLMError, budget: WaitBudget, *, skipped: bool = False
     if isinstance(error, LLMUnavailableError):
         return LLMUnavailableError(message, kind=error.kind, skipped=skipped)
     return LLMError(message)
-
-
-def _message(exc: BaseException) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        err = body.get("error", body)
-        if isinstance(err, dict) and err.get("message"):
-            return " ".join(str(err["message"]).split())[:300]
-    return " ".join(str(exc).split())[:300] or type(exc).__name__
-
-
-def _retry_after(exc: Exception) -> float | None:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None) or {}
-    value = headers.get("retry-after") if hasattr(headers, "get") else None
-    try:
-        return min(60.0, max(0.0, float(value))) if value is not None else None
-    except ValueError:
-        return None
