@@ -17,8 +17,8 @@ from .output import json_text
 
 class EvalGroup(click.Group):
     """`afr eval SOURCE …` and `afr eval --resume ID` mean `afr eval run …`; the words
-    list, show, export, compare and run name subcommands (for a question file called like
-    one of them, write `afr eval run ./list`)."""
+    list, show, export, compare, plot, delete and run name subcommands (for a question
+    file called like one of them, write `afr eval run ./list`)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
@@ -105,11 +105,10 @@ def run_cmd(ctx: Context, source: str | None, resume: str | None, split: str | N
         click.echo(f"eval {run.eval_id}: {questions} questions"
                    + (f" (resuming, status was {run.status})" if resumed else ""), err=True)
 
-    if methods:
-        sweeps = (*sweeps, f"method={methods}")
     store = ctx.open()
     session = run_eval(store, source, resume=resume, settings=settings, name=name, split=split,
                        limit=limit, sample=sample, seed=seed, replay=replay, sweeps=sweeps,
+                       methods=methods,
                        concurrency=concurrency if given("concurrency") else None,
                        max_llm_failures=max_llm_failures,
                        progress=ctx.progress, note=note, started=started)
@@ -164,6 +163,23 @@ def list_cmd(ctx: Context, limit: int, as_json: bool) -> None:
           i["status"], f"{i['done']}/{i['questions']}",
           None if i["hit@1"] is None else round(100 * i["hit@1"], 1),
           None if i["mrr"] is None else round(100 * i["mrr"], 1)] for i in items]))
+
+
+@eval.command("delete")
+@click.argument("eval_ref", metavar="EVAL_ID")
+@pass_ctx
+@handle_errors
+def delete_cmd(ctx: Context, eval_ref: str) -> None:
+    """Delete a run: its question rows, its lists and the run log of its questions (the
+    LLM call cache stays). Refused while the run is running in a live process.
+    EVAL_ID may be a unique prefix of the id, or the run's name."""
+    from afr.evaluate import delete_eval_run
+
+    store = ctx.open(write=True)
+    run, questions, runs = delete_eval_run(store, eval_ref)
+    label = run.eval_id + (f" ({run.name})" if run.name else "")
+    click.echo(f"deleted eval {label}: {questions} question rows, {runs} logged runs",
+               err=True)
 
 
 @eval.command("show")

@@ -1,6 +1,7 @@
 """Batch evaluation: question sets, metrics with STaRK parity, runs in the store.
 
-``run_eval`` is `afr eval run`; the others read runs back (list, show, export, compare).
+``run_eval`` is `afr eval run`; the others read runs back (list, show, export, compare,
+plot) or delete one.
 Modules load on first use (the command line starts without them)."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ _EXPORTS = {
     "run_eval": "afr.evaluate.session",
     "find_eval_run": "afr.evaluate.eval_runs",
     "list_eval_runs": "afr.evaluate.eval_runs",
+    "delete_eval_run": "afr.evaluate.eval_runs",
     "summarize": "afr.evaluate.report",
     "compare": "afr.evaluate.report",
     "export_rows": "afr.evaluate.report",

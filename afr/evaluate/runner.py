@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afr.errors import AfrError
-from afr.evaluate.eval_runs import EvalRun, set_status
+from afr.evaluate.eval_runs import EvalRun, claim_eval_run, set_status
 from afr.evaluate.metrics import question_metrics
 from afr.evaluate.questions import Question
 from afr.evaluate.report import store_summary
@@ -123,8 +123,7 @@ class Evaluator:
     def execute(self, *, progress: bool = False) -> RunReport:
         keep, todo = self._todo()
         final_metrics = [m for _, m in keep.values()]
-        if self.run.status != "running":
-            set_status(self.store, self.run.eval_id, "running")
+        claim_eval_run(self.store, self.run)  # running, in this process
         report = RunReport(self.run, len(keep), 0)
         bar = _progress_bar(len(self.questions), len(keep), progress)
         _postfix(bar, final_metrics)

@@ -17,6 +17,7 @@ _EXPORTS = {
     "find_run": "afr.pipeline.runs",
     "run_details": "afr.pipeline.runs",
     "settings_differences": "afr.pipeline.runs",
+    "prune_runs": "afr.pipeline.prune",
 }
 
 __getattr__ = lazy_exports("afr.pipeline", _EXPORTS)
