@@ -120,6 +120,10 @@ class Evaluator:
         rows = self.store.run("eval/results.sql", {"eval_id": self.run.eval_id})
         return {str(r.question_id): (r.status or "ok", r.metrics or {}) for r in rows}
 
+    def left(self) -> int:
+        """The questions this session will ask (a resume skips those done)."""
+        return len(self._todo()[1])
+
     def execute(self, *, progress: bool = False) -> RunReport:
         keep, todo = self._todo()
         final_metrics = [m for _, m in keep.values()]

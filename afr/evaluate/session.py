@@ -27,6 +27,7 @@ from afr.evaluate.report import summarize
 from afr.evaluate.runner import MAX_LLM_FAILURES, Evaluator, RunReport
 from afr.evaluate.variants import merge_sweeps, parse_methods, parse_sweeps
 from afr.pipeline.ask import Pipeline
+from afr.pipeline.cost import Calls, describe_calls, llm_calls, rerank_calls, total_calls
 from afr.settings import Settings, to_dict, with_stored, with_values
 from afr.store.base import Store
 
@@ -99,6 +100,8 @@ def run_eval(store: Store, source: str | None = None, *, resume: str | None = No
     if pipeline.offline and not eval_settings.replay:
         why = pipeline.settings.llm.incomplete or "no LLM configured"
         note(f"offline mode ({why}): entity linking + schema paths, no reranking")
+    if not pipeline.offline:
+        note(cost_note(pipeline, eval_settings, evaluator.left()))
     if len(questions) > MEMORY_VECTORS_FROM:
         from afr.vectors.memory import use_memory_vectors
 
@@ -140,6 +143,26 @@ def _new_run(store: Store, source: str | None, settings: Settings | None, note: 
     eval_settings.ask = to_dict(with_values(pipeline.settings,
                                             {"llm.offline": pipeline.offline}))
     return eval_settings, pipeline
+
+
+def cost_note(pipeline: Pipeline, eval_settings: EvalSettings, questions: int) -> str:
+    """The LLM calls a run will make, per question and for the ``questions`` it asks:
+    the method's steps, and the other rerankers and methods its sweeps add."""
+    settings, given = pipeline.settings, bool(eval_settings.replay)
+    types = len(pipeline.session.schema.candidate_types)
+    parts = list(llm_calls(settings, candidate_types=types, given_cypher=given))
+    for reranker in eval_settings.sweeps.get("reranker", []):
+        low, high = rerank_calls(reranker, settings.ask.k)
+        if reranker != settings.rerank.method and high:
+            parts.append(Calls(f"--sweep reranker={reranker}", low, high))
+    for method in eval_settings.sweeps.get("method", []):
+        other = total_calls(llm_calls(settings, candidate_types=types, given_cypher=given,
+                                      method=method))
+        if method != settings.ask.method and other.high:
+            parts.append(Calls(f"--methods {method}", other.low, other.high))
+    most = total_calls(parts).high * questions
+    return (f"LLM calls per question: {describe_calls(parts)}; {questions} questions to "
+            f"ask: up to {most:,} calls (retries not counted; calls in the cache are free)")
 
 
 def skb_mismatch(store: Store, path: Path) -> str | None:

@@ -18,6 +18,9 @@ _EXPORTS = {
     "run_details": "afr.pipeline.runs",
     "settings_differences": "afr.pipeline.runs",
     "prune_runs": "afr.pipeline.prune",
+    "llm_calls": "afr.pipeline.cost",
+    "rerank_calls": "afr.pipeline.cost",
+    "describe_calls": "afr.pipeline.cost",
 }
 
 __getattr__ = lazy_exports("afr.pipeline", _EXPORTS)
