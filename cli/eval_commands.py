@@ -10,6 +10,8 @@ import click
 from afr.errors import AfrError
 
 from .context import Context, handle_errors, note, pass_ctx
+from .eval_plot import plot_cmd
+from .eval_refs import run_and_variant
 from .exit_codes import llm_exit_code
 from .options import given, settings_options
 from .output import json_text
@@ -43,6 +45,8 @@ def eval() -> None:  # noqa: A001 - the command is called eval
       afr eval --resume 3f2a9c                      # carry on after Ctrl-C or a crash
       afr eval list ; afr eval show 3f2a9c ; afr eval compare 3f2a9c 81be07
       afr eval export 3f2a9c --csv results.csv
+      afr eval plot 3f2a9c 81be07 -o runs.svg     # hit@k, wins and losses, latency
+      afr eval delete 3f2a9c
     """
 
 
@@ -270,7 +274,7 @@ def compare_cmd(ctx: Context, a_ref: str, b_ref: str, examples: int, as_json: bo
     from .eval_format import format_compare
 
     store = ctx.open(read_only=True)
-    (a, a_variant), (b, b_variant) = (_run_and_variant(store, ref) for ref in (a_ref, b_ref))
+    (a, a_variant), (b, b_variant) = (run_and_variant(store, ref) for ref in (a_ref, b_ref))
     data = compare(store, a, b, a_variant=a_variant, b_variant=b_variant)
     if as_json:
         data.pop("queries")
@@ -279,14 +283,6 @@ def compare_cmd(ctx: Context, a_ref: str, b_ref: str, examples: int, as_json: bo
         click.echo(format_compare(data, examples=examples))
 
 
-def _run_and_variant(store, ref: str):
-    """``EVAL_ID`` or ``EVAL_ID@VARIANT`` → (the run, the variant or None)."""
-    from afr.evaluate import find_eval_run
-
-    run_ref, sep, variant = ref.rpartition("@")
-    if not sep:
-        return find_eval_run(store, ref), None
-    return find_eval_run(store, run_ref), variant
-
+eval.add_command(plot_cmd)
 
 COMMANDS = [eval]

@@ -17,6 +17,10 @@ _EXPORTS = {
     "compare": "afr.evaluate.report",
     "export_rows": "afr.evaluate.report",
     "EXPORT_COLUMNS": "afr.evaluate.report",
+    "plot_data": "afr.evaluate.plots",
+    "draw_text": "afr.evaluate.plot_text",
+    "write_plots": "afr.evaluate.plot_files",
+    "file_format": "afr.evaluate.plot_files",
     "FINAL": "afr.evaluate.variants",
     "METRICS": "afr.evaluate.metrics",
 }

@@ -218,8 +218,8 @@ def compare(store: Store, a: EvalRun, b: EvalRun, *, a_variant: str | None = Non
     ``method=kar`` or ``bm25``; None: the final list), question by question."""
     sa, sb = summarize(store, a), summarize(store, b)
     common_variants = [v for v in sa["metrics"] if v in sb["metrics"]]
-    ra = _question_rows(store, a, a_variant, sa)
-    rb = _question_rows(store, b, b_variant, sb)
+    ra = question_rows(store, a, a_variant, sa)
+    rb = question_rows(store, b, b_variant, sb)
     shared = [q for q in ra if q in rb]
     per_metric: dict[str, dict[str, Any]] = {}
     for metric in ("hit@1", "mrr"):
@@ -242,7 +242,7 @@ def compare(store: Store, a: EvalRun, b: EvalRun, *, a_variant: str | None = Non
             "queries": {q: ra[q]["query"] for q in shared}}
 
 
-def _question_rows(store: Store, run: EvalRun, variant: str | None,
+def question_rows(store: Store, run: EvalRun, variant: str | None,
                    summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Per question: query and metrics of the run's final list, or of one variant."""
     rows = {r["question_id"]: r for r in load_results(store, run.eval_id)}
@@ -257,4 +257,5 @@ def _question_rows(store: Store, run: EvalRun, variant: str | None,
             for q, r in rows.items()}
 
 
-__all__ = ["FINAL", "VARIANTS", "compare", "export_rows", "store_summary", "summarize"]
+__all__ = ["FINAL", "VARIANTS", "compare", "export_rows", "question_rows", "store_summary",
+           "summarize"]
