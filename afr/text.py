@@ -76,3 +76,9 @@ def fold_name(name: str) -> str:
     text = unicodedata.normalize("NFKD", clean_text(name))
     text = "".join(ch for ch in text if not unicodedata.combining(ch))
     return " ".join(text.casefold().split())
+
+
+def gist(reply: str, chars: int = 60) -> str:
+    """The start of an LLM reply for a one-line note: whitespace folded, quoted, cut."""
+    text = " ".join(reply.split())
+    return repr(text[:chars] + ("…" if len(text) > chars else ""))

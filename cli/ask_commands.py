@@ -90,7 +90,9 @@ def ask(ctx: Context, question: str, settings, top: int, explain: bool, as_json:
     README for queries); `--explain` shows what each step did.
 
     A failing LLM never loses the question: steps 1–2 fall back to the offline
-    formalizer and the answers keep the retrieval order, with a note. A question waits
+    formalizer and the answers keep the retrieval order, with a note. A reply that
+    arrives but cannot be used (no query in it, no known type, no candidate named)
+    counts as a failure too. A question waits
     at most 2 × timeout_s + 1 s on failing LLM calls; an endpoint that refuses the
     connection (or whose host is unknown) gets one quick retry and is then not asked
     again.
@@ -99,7 +101,8 @@ def ask(ctx: Context, question: str, settings, top: int, explain: bool, as_json:
     Exit codes:
       0  all steps ran as configured (or offline, as no LLM is configured)
       1  error: nothing answered
-      3  answers printed, but the configured LLM failed and afr fell back
+      3  answers printed, but the configured LLM failed, or answered something
+         unusable (no query, no known type, no candidate named), and afr fell back
       4  answers printed, but the LLM refused access or has no such model
          (HTTP 401/403/404: check the key, the URL, the model name)
 
@@ -144,7 +147,9 @@ def _print_json(ctx: Context, store, result) -> None:
 def _print_answers(ctx: Context, store, result, *, top: int, explain: bool) -> None:
     from afr.pipeline import assess
 
-    if result.mode == "offline" and result.kar is not None:
+    if result.mode == "offline" and result.settings.llm.incomplete:
+        pass  # the warnings below say what is missing
+    elif result.mode == "offline" and result.kar is not None:
         note("offline mode (no LLM configured): KAR with entity linking and the graph-PRF "
              "expansion, no reranking")
     elif result.mode == "offline":

@@ -10,6 +10,8 @@ import click
 from afr.errors import AfrError
 
 from .context import Context, aside, error, handle_errors, note, pass_ctx
+from .eval_plot import plot_cmd
+from .eval_refs import run_and_variant
 from .exit_codes import llm_exit_code
 from .hints import command
 from .options import given, settings_options
@@ -18,8 +20,8 @@ from .output import json_text
 
 class EvalGroup(click.Group):
     """`afr eval SOURCE …` and `afr eval --resume ID` mean `afr eval run …`; the words
-    list, show, export, compare and run name subcommands (for a question file called like
-    one of them, write `afr eval run ./list`)."""
+    list, show, export, compare, plot, delete and run name subcommands (for a question
+    file called like one of them, write `afr eval run ./list`)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
@@ -44,6 +46,8 @@ def eval() -> None:  # noqa: A001 - the command is called eval
       afr eval --resume 3f2a9c                      # carry on after Ctrl-C or a crash
       afr eval list ; afr eval show 3f2a9c ; afr eval compare 3f2a9c 81be07
       afr eval export 3f2a9c --csv results.csv
+      afr eval plot 3f2a9c 81be07 -o runs.svg     # hit@k, wins and losses, latency
+      afr eval delete 3f2a9c
     """
 
 
@@ -106,11 +110,10 @@ def run_cmd(ctx: Context, source: str | None, resume: str | None, split: str | N
         click.echo(f"eval {run.eval_id}: {questions} questions"
                    + (f" (resuming, status was {run.status})" if resumed else ""), err=True)
 
-    if methods:
-        sweeps = (*sweeps, f"method={methods}")
     store = ctx.open()
     session = run_eval(store, source, resume=resume, settings=settings, name=name, split=split,
                        limit=limit, sample=sample, seed=seed, replay=replay, sweeps=sweeps,
+                       methods=methods,
                        concurrency=concurrency if given("concurrency") else None,
                        max_llm_failures=max_llm_failures,
                        progress=ctx.progress, note=note, started=started)
@@ -168,6 +171,23 @@ def list_cmd(ctx: Context, limit: int, as_json: bool) -> None:
           i["status"], f"{i['done']}/{i['questions']}",
           None if i["hit@1"] is None else round(100 * i["hit@1"], 1),
           None if i["mrr"] is None else round(100 * i["mrr"], 1)] for i in items]))
+
+
+@eval.command("delete")
+@click.argument("eval_ref", metavar="EVAL_ID")
+@pass_ctx
+@handle_errors
+def delete_cmd(ctx: Context, eval_ref: str) -> None:
+    """Delete a run: its question rows, its lists and the run log of its questions (the
+    LLM call cache stays). Refused while the run is running in a live process.
+    EVAL_ID may be a unique prefix of the id, or the run's name."""
+    from afr.evaluate import delete_eval_run
+
+    store = ctx.open(write=True)
+    run, questions, runs = delete_eval_run(store, eval_ref)
+    label = run.eval_id + (f" ({run.name})" if run.name else "")
+    click.echo(f"deleted eval {label}: {questions} question rows, {runs} logged runs",
+               err=True)
 
 
 @eval.command("show")
@@ -258,7 +278,7 @@ def compare_cmd(ctx: Context, a_ref: str, b_ref: str, examples: int, as_json: bo
     from .eval_format import format_compare
 
     store = ctx.open(read_only=True)
-    (a, a_variant), (b, b_variant) = (_run_and_variant(store, ref) for ref in (a_ref, b_ref))
+    (a, a_variant), (b, b_variant) = (run_and_variant(store, ref) for ref in (a_ref, b_ref))
     data = compare(store, a, b, a_variant=a_variant, b_variant=b_variant)
     if as_json:
         data.pop("queries")
@@ -267,14 +287,6 @@ def compare_cmd(ctx: Context, a_ref: str, b_ref: str, examples: int, as_json: bo
         click.echo(format_compare(data, examples=examples))
 
 
-def _run_and_variant(store, ref: str):
-    """``EVAL_ID`` or ``EVAL_ID@VARIANT`` → (the run, the variant or None)."""
-    from afr.evaluate import find_eval_run
-
-    run_ref, sep, variant = ref.rpartition("@")
-    if not sep:
-        return find_eval_run(store, ref), None
-    return find_eval_run(store, run_ref), variant
-
+eval.add_command(plot_cmd)
 
 COMMANDS = [eval]

@@ -25,8 +25,14 @@ def format_summary(summary: dict[str, Any]) -> str:
         f"{summary['failed']} failed · {summary['degraded']} degraded (LLM failures) · "
         f"source {summary['source']}" + (f" split {summary['split']}" if summary["split"]
                                          else ""),
-        "",
     ]
+    by_step = summary.get("degraded_steps") or {}
+    if by_step:
+        lines.append("degraded by step: " + " · ".join(
+            f"{step} on {sum(kinds.values())} ("
+            + ", ".join(f"{_kind(k)} {n}" for k, n in kinds.items()) + ")"
+            for step, kinds in by_step.items()))
+    lines.append("")
     labels = {"1+7": "1+7   vector search only", "1-5": "1-5   grounded, by level",
               "1-6": "1-6   graph strand", "1-7": "1-7   + VSS top-up",
               "1-8": "1-8   final (reranked)"}
@@ -55,16 +61,26 @@ def format_summary(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _kind(kind: str) -> str:
+    return "unusable replies" if kind == "unusable" else kind
+
+
 def _rerank_note(summary: dict[str, Any]) -> str:
-    """What step 8 did to the final lists: only claim a rerank that happened."""
+    """What step 8 did to the final lists: only claim a rerank that happened (a reply
+    named a candidate: the LLM changed or confirmed the order)."""
     if summary.get("reranker", "none") == "none":
         return "(no reranking)"
     reranked, rerankable = summary.get("reranked"), summary.get("rerankable")
     if reranked is None or reranked >= rerankable:  # (summaries stored before these counts)
         return "(reranked)"
+    failed = (summary.get("degraded_steps") or {}).get("step 8") or {}
+    unusable, replies = summary.get("rerank_unusable") or 0, summary.get("rerank_replies") or 0
     if reranked == 0:
+        if unusable and set(failed) == {"unusable"}:
+            return f"(not reranked: {unusable} of {replies} replies unusable)"
         return "(not reranked: the LLM failed)"
-    return f"(reranked {reranked} of {rerankable})"
+    return f"(reranked {reranked} of {rerankable}" + (
+        f"; {unusable} of {replies} replies unusable)" if unusable else ")")
 
 
 def format_compare(data: dict[str, Any], *, examples: int = 5) -> str:

@@ -1,8 +1,9 @@
 """Exit codes of afr, documented in `afr ask --help`, `afr eval run --help` and the README.
 
 0 everything ran as configured · 1 an error, nothing answered (``afr: error: …``) · 2 bad
-usage · 3 answers printed, but the configured LLM failed and afr fell back (offline
-formalizer for steps 1–2, retrieval order instead of a rerank); `afr eval`: stopped, or
+usage · 3 answers printed, but the configured LLM failed, or its replies could not be
+used, and afr fell back (offline formalizer for steps 1–2, retrieval order instead of a
+rerank); `afr eval`: stopped, or
 every question lost, to an unreachable or unanswering LLM · 4 the same, because the LLM
 endpoint refused access (HTTP 401/403: the key) or has no such model or URL (HTTP 404) ·
 70 internal error · 130 interrupted (Ctrl-C).

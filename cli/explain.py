@@ -13,6 +13,8 @@ from .sqltext import CYCLIC_NOTE, echo_statements, inlined
 
 def explain(result, store) -> None:
     click.echo(f"target type:  {result.target_type or 'unknown'}")
+    if result.mode == "llm":
+        _expected_calls(result, store)
     if result.kar is not None:
         _kar(result.kar)
     elif result.af is not None:
@@ -82,6 +84,19 @@ def _grounding(g, store) -> None:
         click.echo(f"  ({CYCLIC_NOTE})")
     click.echo("  SQL (values inlined; re-run it with afr sql):")
     echo_statements(inlined(store, g.sql, g.params), indent="    ")
+
+
+def _expected_calls(result, store) -> None:
+    """What the question costs in LLM calls, step by step, before it is asked again (the
+    default pairwise reranker alone makes dozens)."""
+    from afr.pipeline import describe_calls, llm_calls
+
+    parts = llm_calls(result.settings,
+                      candidate_types=len(store.skb_schema().candidate_types),
+                      candidates=len(result.retrieved.candidates))
+    click.echo(f"LLM calls:    {describe_calls(parts)} (expected; this ask: "
+               f"{result.llm_calls}, {result.llm_calls - result.llm_new_calls} of them "
+               "from the cache)")
 
 
 def _footer(result) -> None:

@@ -136,4 +136,34 @@ def _linked_by(provenance: dict) -> str:
     return "; ".join(parts)
 
 
+@runs.command("prune")
+@click.option("--before", "before", required=True, metavar="DATE",
+              type=click.DateTime(formats=["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S",
+                                           "%Y-%m-%d %H:%M:%S"]),
+              help="Remove the asks logged before this time (YYYY-MM-DD[ HH:MM:SS], as the "
+                   "store records times).")
+@click.option("--dry-run", is_flag=True, help="Only count what would be removed.")
+@pass_ctx
+@handle_errors
+def prune(ctx: Context, before, dry_run: bool) -> None:
+    """Remove old asks from the run log (runs and their symbol, answer and KAR rows), in
+    one transaction. The asks of eval runs stay with their run (`afr eval delete ID`
+    removes them); so does the LLM call cache.
+
+    \b
+    Examples:
+      afr runs prune --before 2025-01-01 --dry-run
+      afr runs prune --before 2025-01-01
+    """
+    from afr.pipeline import prune_runs
+
+    store = ctx.open(read_only=dry_run, write=not dry_run)
+    done = prune_runs(store, before, dry_run=dry_run)
+    verb = "would remove" if dry_run else "removed"
+    kept = (f"; {done.kept} asks of eval runs stay with their run (afr eval delete ID)"
+            if done.kept else "")
+    click.echo(f"{verb} {done.runs} asks logged before {before:%Y-%m-%d %H:%M:%S}{kept}",
+               err=True)
+
+
 COMMANDS = [runs]

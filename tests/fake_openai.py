@@ -47,9 +47,13 @@ class _QuietServer(ThreadingHTTPServer):
 
 
 class FakeOpenAI:
-    def __init__(self, responder: Responder | None = None, *, embed_dim: int = 16) -> None:
+    def __init__(self, responder: Responder | None = None, *, embed_dim: int = 16,
+                 embed_reply: Callable[[dict[str, Any]], Reply | None] | None = None
+                 ) -> None:
         self.responder: Responder = responder or (lambda request: Reply())
         self.embed_dim = embed_dim
+        # a fault for an embeddings request (its delay, status and error), None: vectors
+        self.embed_reply = embed_reply or (lambda request: None)
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         outer = self
@@ -118,6 +122,13 @@ class FakeOpenAI:
                 }, reply.headers)
 
             def _embeddings(self, request: dict[str, Any]) -> None:
+                fault = outer.embed_reply(request)
+                if fault is not None:
+                    time.sleep(fault.delay_s)
+                    if fault.status >= 400:
+                        self._send(fault.status, {"error": {"message": fault.error or "error",
+                                                            "type": "test"}}, fault.headers)
+                        return
                 inputs = request.get("input", [])
                 inputs = [inputs] if isinstance(inputs, str) else inputs
                 data = []

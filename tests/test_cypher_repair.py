@@ -98,9 +98,14 @@ def test_a_reply_that_is_not_better_is_not_used(demo: DuckDBStore, reply: str) -
         result = Pipeline(demo, _config(server)).ask(question)
         assert _repair_calls(server) == 1
     assert result.repair is not None and not result.repair.used
-    assert result.cypher == BROKEN and result.status == "ok"
-    assert result.outcome in ("unanswerable", "failed")
+    assert result.cypher == BROKEN and result.outcome in ("unanswerable", "failed")
     assert _logged(demo, result.run_id)[0] == result.outcome
+    if "MATCH" in reply:  # a query, only no better: the round did its part
+        assert result.status == "ok" and result.repair.failure is None
+    else:  # no query in the reply: an unusable reply, counted (issue 23; "ok" before)
+        assert result.status == "degraded" and result.llm_failure == "unusable"
+        assert any(w.startswith("LLM reply unusable in the repair round (the repair reply "
+                                "holds no query") for w in result.warnings), result.warnings
 
 
 def test_a_reply_that_times_out_keeps_the_query(demo: DuckDBStore) -> None:

@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import random
 import re
+import shlex
+import socket
+import tomllib
 import unicodedata
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
-from fake_openai import FakeOpenAI
+from fake_openai import FakeOpenAI, Reply
 
 from afr.embed import HashingEmbedder, make_embedder
 from afr.errors import EmbeddingError
+from afr.resources import install_command
+
+pytest_plugins = ("toy_fixtures",)  # toy_db
 
 
 def test_hashing_is_deterministic_and_normalised() -> None:
@@ -54,12 +61,137 @@ def test_bad_specs(spec: str) -> None:
         make_embedder(spec)
 
 
-def test_st_missing_is_clear() -> None:
+def test_st_missing_names_a_command_this_install_can_run() -> None:
+    """The hint names the extra as this afr can get it: here an editable install of a
+    source tree (`pip install 'afr[st]'` would fetch a package of that name from PyPI)."""
     try:
         import sentence_transformers  # noqa: F401
     except ImportError:
-        with pytest.raises(EmbeddingError, match="afr\\[st\\]"):
+        with pytest.raises(EmbeddingError) as info:
             make_embedder("st:all-MiniLM-L6-v2")
+        hint = str(info.value).split(": ", 1)[1]
+        assert hint == install_command("st")
+        _runnable_from_source(hint, "st")
+
+
+def _runnable_from_source(hint: str, extra: str) -> None:
+    """A `pip install -e PATH[EXTRA]` hint names a source tree that declares EXTRA."""
+    words = shlex.split(hint)
+    assert words[:3] == ["pip", "install", "-e"], hint
+    path, _, rest = words[3].partition("[")
+    assert rest == f"{extra}]"
+    project = tomllib.loads((Path(path) / "pyproject.toml").read_text(encoding="utf-8"))
+    assert extra in project["project"]["optional-dependencies"]
+
+
+def test_install_command_for_each_kind_of_install(monkeypatch: pytest.MonkeyPatch,
+                                                  tmp_path: Path) -> None:
+    import afr.resources as resources
+
+    source = tmp_path / "afr-src"
+    source.mkdir()
+    (source / "pyproject.toml").write_text("[project]\nname = 'afr'\n")
+    monkeypatch.setattr(resources, "_SOURCE_ROOT", source)
+    assert install_command("st") == f"pip install -e '{source}[st]'"  # before: 'afr[st]'
+    monkeypatch.chdir(source)
+    assert install_command("st") == "pip install -e '.[st]'"
+    site = tmp_path / "site-packages"  # a wheel's afr: no pyproject.toml beside it
+    site.mkdir()
+    monkeypatch.setattr(resources, "_SOURCE_ROOT", site)
+    monkeypatch.setattr(resources, "_installed_from_folder", lambda: None)
+    assert install_command("plot") == "pip install 'afr[plot]'"
+    monkeypatch.setattr(resources, "_installed_from_folder", lambda: source)
+    assert install_command("plot") == "pip install '.[plot]'"  # `pip install .` from there
+
+
+# -- failures: the LLM client's fast-fail rules, and the cause named (issue 23, item 12) --
+
+def closed_port_url() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def _embedder(url: str, slept: list[float], **kw):
+    e = make_embedder("openai:m", base_url=url, api_key="k", **kw)
+    e.sleep = slept.append
+    return e
+
+
+def test_a_refused_port_gets_one_quick_retry_and_names_the_cause() -> None:
+    slept: list[float] = []
+    e = _embedder(closed_port_url(), slept, max_retries=4)
+    with pytest.raises(EmbeddingError) as info:
+        e.embed(["x"])
+    # before: five tries, about 8 s of backoff, and "failed after 5 tries: APIConnectionError"
+    assert "Connection refused" in str(info.value) and "\n" not in str(info.value)
+    assert slept == [0.2]
+    with pytest.raises(EmbeddingError, match="not asked again"):
+        e.embed(["y"])  # down: no try, no wait
+    assert slept == [0.2]
+
+
+@pytest.mark.parametrize(("status", "words"), [
+    (401, "not authorised (bad key); check AFR_EMBED_API_KEY"),
+    (404, "not found (no such model); check the base URL (AFR_EMBED_BASE_URL) and the model "
+          "name (m)")])
+def test_access_failures_fail_at_once(status: int, words: str) -> None:
+    error = "bad key" if status == 401 else "no such model"
+    with FakeOpenAI(embed_reply=lambda r: Reply(status=status, error=error)) as server:
+        slept: list[float] = []
+        e = _embedder(server.base_url, slept)
+        with pytest.raises(EmbeddingError, match=re.escape(words)):
+            e.embed(["x"])
+        with pytest.raises(EmbeddingError, match="not asked again"):
+            e.embed(["x"])
+        assert len(server.requests) == 1 and slept == []
+
+
+def test_timeouts_in_a_row_end_it() -> None:
+    with FakeOpenAI(embed_reply=lambda r: Reply(delay_s=2)) as server:
+        slept: list[float] = []
+        e = _embedder(server.base_url, slept, timeout_s=0.2, max_retries=4)
+        with pytest.raises(EmbeddingError, match="timed out 2 times in a row"):
+            e.embed(["x"])
+        assert len(server.requests) == 2 and len(slept) == 1
+
+
+def test_server_errors_are_retried_and_named() -> None:
+    seen = {"n": 0}
+
+    def flaky(request: dict) -> Reply | None:
+        seen["n"] += 1
+        return Reply(status=503, error="warming up") if seen["n"] <= 2 else None
+
+    with FakeOpenAI(embed_reply=flaky) as server:
+        slept: list[float] = []
+        assert _embedder(server.base_url, slept).embed(["x"]).shape == (1, 16)
+        assert len(slept) == 2
+    failing = FakeOpenAI(embed_reply=lambda r: Reply(status=500, error="disk full"))
+    with failing, pytest.raises(EmbeddingError,
+                                match=re.escape("answered HTTP 500: disk full (after 2 tries)")):
+        _embedder(failing.base_url, [], max_retries=1).embed(["x"])
+
+
+def test_cli_embed_against_a_refused_port(toy_db: list[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from afr.cli.main import cli
+    from click.testing import CliRunner
+    from toy_stores import open_store
+
+    from afr.embed import spec_for_store
+
+    monkeypatch.setenv("AFR_EMBED_BASE_URL", closed_port_url())
+    result = CliRunner().invoke(cli, [*toy_db, "embed", "--model", "openai:m", "--rebuild"])
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("afr: error: cannot reach the embedding service")
+    assert "Connection refused" in result.stderr and len(result.stderr.splitlines()) == 1
+    store = open_store(toy_db)
+    try:
+        assert spec_for_store(store) == "hash:384"  # the vectors it had are still there
+    finally:
+        store.close()
 
 
 class _OneTextAtATime(HashingEmbedder):

@@ -400,8 +400,10 @@ def test_methods_side_by_side(db: Path) -> None:
     bad = CliRunner().invoke(cli, ["--db", str(db), "eval", "compare", f"{eval_id}@nope",
                                    eval_id])
     assert bad.exit_code == 1 and "has no list 'nope'" in bad.output
-    bad = CliRunner().invoke(cli, ["--db", str(db), "eval", "demo", "--methods", "magic"])
-    assert bad.exit_code == 1 and "--sweep method: 'magic' is not" in bad.output
+    bad = CliRunner().invoke(cli, ["--db", str(db), "eval", "demo", "--methods", "vss,magic"])
+    # the option given is named (issue 23: it said "--sweep method")
+    assert bad.exit_code == 1 and bad.output.startswith(
+        "afr: error: --methods: 'magic' is not a method; use af / vss")
 
 
 def test_parse_sweeps_errors() -> None:

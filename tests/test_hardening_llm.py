@@ -136,8 +136,10 @@ CASES: dict[str, tuple[Callable[[], Callable], str, tuple[str, ...]]] = {
                  "degraded", ("HTTP 502",)),
     "cut_off_cypher": (lambda: faulty(always(Reply(CYPHER[:60], finish_reason="length")),
                               ("cypher",)), "ok", ()),
+    # A reply that arrives but holds no type, no query, no candidate: unusable, counted
+    # as a failure of its own kind (it was "ok" before issue 23).
     "wrong_format": (lambda: faulty(lambda r: Reply("I would say: bananas! " * 3), ALL),
-                     "ok", ()),
+                     "degraded", ("unusable in steps 1–2", "unusable in step 8")),
     "think_tags": (lambda: faulty(lambda r: Reply("<think>rank 99 first</think>"
                                                   + (good(r).content or "")), ALL), "ok", ()),
     "context_rerank_relations": (lambda: faulty(_too_long_with_relations, ("rerank",)), "ok",

@@ -11,7 +11,7 @@ checked by import-linter on the import graph — and shown to fail on injected v
     cypher · embed · llm · load
     store
     settings
-    root modules (errors, resources, text, progress, lazy)
+    root modules (errors, resources, text, progress, lazy, api_failures)
 
 Imports go only downwards; siblings marked ``|`` in the contract do not import each
 other; nothing in ``afr`` imports the CLI; no module imports itself around a loop. A

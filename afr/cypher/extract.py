@@ -88,6 +88,12 @@ def _from_json(text: str) -> str | None:
     return None
 
 
+def has_query(text: str) -> bool:
+    """Whether an LLM reply holds a query at all: the word MATCH outside its reasoning. A
+    reply without one ("Sure! The answer is 42") is unusable, not a query to repair."""
+    return bool(_ANY_MATCH.search(strip_reasoning(text, answer_in=_ANY_MATCH.search)))
+
+
 def extract_query(text: str) -> tuple[str, bool]:
     """The Cypher inside an LLM reply, and whether prose may follow it.
 

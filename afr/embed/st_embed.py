@@ -1,4 +1,4 @@
-"""sentence-transformers models (optional extra: `pip install 'afr[st]'`)."""
+"""sentence-transformers models (the optional extra ``st``)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from afr.errors import EmbeddingError
+from afr.resources import install_command
 
 
 class SentenceTransformerEmbedder:
@@ -15,7 +16,7 @@ class SentenceTransformerEmbedder:
             from sentence_transformers import SentenceTransformer
         except ImportError:
             raise EmbeddingError("sentence-transformers is not installed: "
-                                 "pip install 'afr[st]'") from None
+                                 f"{install_command('st')}") from None
         try:
             self._model = SentenceTransformer(model_name_or_path)
         except Exception as exc:  # noqa: BLE001 - missing files, no network, bad name …

@@ -1,6 +1,7 @@
 """Batch evaluation: question sets, metrics with STaRK parity, runs in the store.
 
-``run_eval`` is `afr eval run`; the others read runs back (list, show, export, compare).
+``run_eval`` is `afr eval run`; the others read runs back (list, show, export, compare,
+plot) or delete one.
 Modules load on first use (the command line starts without them)."""
 
 from __future__ import annotations
@@ -12,10 +13,15 @@ _EXPORTS = {
     "calibrate_dense": "afr.evaluate.calibrate",
     "find_eval_run": "afr.evaluate.eval_runs",
     "list_eval_runs": "afr.evaluate.eval_runs",
+    "delete_eval_run": "afr.evaluate.eval_runs",
     "summarize": "afr.evaluate.report",
     "compare": "afr.evaluate.report",
     "export_rows": "afr.evaluate.report",
     "EXPORT_COLUMNS": "afr.evaluate.report",
+    "plot_data": "afr.evaluate.plots",
+    "draw_text": "afr.evaluate.plot_text",
+    "write_plots": "afr.evaluate.plot_files",
+    "file_format": "afr.evaluate.plot_files",
     "FINAL": "afr.evaluate.variants",
     "METRICS": "afr.evaluate.metrics",
 }

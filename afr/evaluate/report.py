@@ -12,6 +12,7 @@ from afr.errors import AfrError
 from afr.evaluate.eval_runs import EvalRun, find_eval_run, load_results, load_variants
 from afr.evaluate.metrics import METRICS, mean_metrics
 from afr.evaluate.variants import FINAL, VARIANTS, variant_names
+from afr.llm.fallback import UNUSABLE
 from afr.methods.af.repair import OUTCOMES
 from afr.settings import differences
 from afr.store.base import Store
@@ -35,7 +36,7 @@ def reranker_of(run: EvalRun) -> str:
                                                           or "none")
 
 
-def mode_label(run: EvalRun, steps: dict[str, int] | None = None) -> str:
+def mode_label(run: EvalRun, steps: dict[str, Any] | None = None) -> str:
     """How the run was set up, and, given ``steps`` (``llm_steps``), where the LLM failed
     to do its part: the label never claims a step that did not run."""
     method = _stored(run, "ask.method") or "af"
@@ -56,31 +57,57 @@ def mode_label(run: EvalRun, steps: dict[str, int] | None = None) -> str:
     else:
         label = f"llm ({model}, " + ("no rerank)" if rerank == "none" else f"{rerank} rerank)")
     failed = []
+    by_step = steps.get("degraded_steps") or {}
     if steps.get("formalized_offline"):
         failed.append(f"steps 1–2 offline on {steps['formalized_offline']} of "
-                      f"{steps['answered']} questions")
+                      f"{steps['answered']} questions" + _kinds(by_step.get("steps 1–2")))
     if rerank != "none" and steps.get("reranked", 0) < steps.get("rerankable", 0):
-        failed.append(f"reranked {steps['reranked']} of {steps['rerankable']}")
+        failed.append(f"reranked {steps['reranked']} of {steps['rerankable']}"
+                      + _kinds(by_step.get("step 8")))
     return label + (f" — the LLM failed: {', '.join(failed)}" if failed else "")
 
 
-def llm_steps(run: EvalRun, results: list[dict[str, Any]]) -> dict[str, int]:
+def _kinds(kinds: dict[str, int] | None) -> str:
+    """`` (unusable replies 4)``: why a step fell back, per kind of failure."""
+    if not kinds:
+        return ""
+    return " (" + ", ".join(f"{'unusable replies' if k == UNUSABLE else k} {n}"
+                            for k, n in kinds.items()) + ")"
+
+
+def llm_steps(run: EvalRun, results: list[dict[str, Any]]) -> dict[str, Any]:
     """What the LLM did, read from each question's ``steps`` (``afr.evaluate.runner.
-    question_steps``): steps 1–2 that fell back to the offline formalizer, and the
-    questions step 8 reranked."""
+    question_steps``): steps 1–2 that fell back to the offline formalizer, the questions
+    step 8 reranked, its replies and those it could not use, and the questions each step
+    degraded, per kind of failure."""
     answered = [r for r in results if r["status"] != "failed"]
     rerankable = [r for r in answered if r["ranked"]]
     replayed = bool(run.settings.replay)
     steps = {id(r): r.get("steps") or legacy_steps(r.get("timings")) for r in answered}
+    reranking = reranker_of(run) != "none"
     return {
         "answered": len(answered),
         "formalized_offline": 0 if replayed else sum(
             any(f["step"] == "steps 1–2" for f in steps[id(r)]["fallbacks"])
             for r in answered),
         "rerankable": len(rerankable),
-        "reranked": 0 if reranker_of(run) == "none" else sum(
+        "reranked": 0 if not reranking else sum(
             bool(steps[id(r)]["reranked"]) for r in rerankable),
+        "rerank_replies": sum(steps[id(r)].get("rerank_replies") or 0 for r in rerankable),
+        "rerank_unusable": sum(steps[id(r)].get("rerank_unusable") or 0 for r in rerankable),
+        "degraded_steps": degraded_steps([steps[id(r)] for r in answered]),
     }
+
+
+def degraded_steps(steps: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Questions per LLM step that fell back, and per kind of failure (``afr.llm.
+    fallback.KINDS``): {"step 8": {"unusable": 4}}, in the order the steps run."""
+    out: dict[str, dict[str, int]] = {}
+    for per in steps:
+        for f in per["fallbacks"]:
+            kinds = out.setdefault(f["step"], {})
+            kinds[f["kind"]] = kinds.get(f["kind"], 0) + 1
+    return out
 
 
 def legacy_steps(timings: dict[str, float] | None) -> dict[str, Any]:
@@ -130,7 +157,8 @@ def summarize(store: Store, run: EvalRun) -> dict[str, Any]:
         "eval_id": run.eval_id, "name": run.name, "source": run.settings.source,
         "split": run.settings.split, "status": run.status, "mode": mode_label(run, did),
         "reranker": reranker_of(run), "reranked": did["reranked"],
-        "rerankable": did["rerankable"],
+        "rerankable": did["rerankable"], "rerank_replies": did["rerank_replies"],
+        "rerank_unusable": did["rerank_unusable"], "degraded_steps": did["degraded_steps"],
         "replay": run.settings.replay, "questions": run.total or n, "done": n,
         "failed": sum(r["status"] == "failed" for r in results),
         "degraded": sum(r["status"] == "degraded" for r in results),
@@ -190,8 +218,8 @@ def compare(store: Store, a: EvalRun, b: EvalRun, *, a_variant: str | None = Non
     ``method=kar`` or ``bm25``; None: the final list), question by question."""
     sa, sb = summarize(store, a), summarize(store, b)
     common_variants = [v for v in sa["metrics"] if v in sb["metrics"]]
-    ra = _question_rows(store, a, a_variant, sa)
-    rb = _question_rows(store, b, b_variant, sb)
+    ra = question_rows(store, a, a_variant, sa)
+    rb = question_rows(store, b, b_variant, sb)
     shared = [q for q in ra if q in rb]
     per_metric: dict[str, dict[str, Any]] = {}
     for metric in ("hit@1", "mrr"):
@@ -214,7 +242,7 @@ def compare(store: Store, a: EvalRun, b: EvalRun, *, a_variant: str | None = Non
             "queries": {q: ra[q]["query"] for q in shared}}
 
 
-def _question_rows(store: Store, run: EvalRun, variant: str | None,
+def question_rows(store: Store, run: EvalRun, variant: str | None,
                    summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Per question: query and metrics of the run's final list, or of one variant."""
     rows = {r["question_id"]: r for r in load_results(store, run.eval_id)}
@@ -229,4 +257,5 @@ def _question_rows(store: Store, run: EvalRun, variant: str | None,
             for q, r in rows.items()}
 
 
-__all__ = ["FINAL", "VARIANTS", "compare", "export_rows", "store_summary", "summarize"]
+__all__ = ["FINAL", "VARIANTS", "compare", "export_rows", "question_rows", "store_summary",
+           "summarize"]

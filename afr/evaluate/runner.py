@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afr.errors import AfrError
-from afr.evaluate.eval_runs import EvalRun, set_status
+from afr.evaluate.eval_runs import EvalRun, claim_eval_run, set_status
 from afr.evaluate.metrics import question_metrics
 from afr.evaluate.questions import Question
 from afr.evaluate.report import store_summary
@@ -120,11 +120,14 @@ class Evaluator:
         rows = self.store.run("eval/results.sql", {"eval_id": self.run.eval_id})
         return {str(r.question_id): (r.status or "ok", r.metrics or {}) for r in rows}
 
+    def left(self) -> int:
+        """The questions this session will ask (a resume skips those done)."""
+        return len(self._todo()[1])
+
     def execute(self, *, progress: bool = False) -> RunReport:
         keep, todo = self._todo()
         final_metrics = [m for _, m in keep.values()]
-        if self.run.status != "running":
-            set_status(self.store, self.run.eval_id, "running")
+        claim_eval_run(self.store, self.run)  # running, in this process
         report = RunReport(self.run, len(keep), 0)
         bar = _progress_bar(len(self.questions), len(keep), progress)
         _postfix(bar, final_metrics)
@@ -345,11 +348,14 @@ class _Feed:
 
 def question_steps(result: AskResult) -> dict[str, Any]:
     """What the LLM steps of one question did, as ``eval_results.steps`` keeps it: how
-    steps 1–2 were written, whether step 8 reranked, and the fallbacks (step, kind)."""
+    steps 1–2 were written, whether step 8 reranked (and its replies, and how many of them
+    could not be used), and the fallbacks (step, kind)."""
     af = result.af
     return {
         "formalized": af.formalized.by if af is not None else None,
         "reranked": result.reranked,
+        "rerank_replies": result.rerank_replies,
+        "rerank_unusable": result.rerank_unusable,
         "fallbacks": [{"step": f.step, "kind": f.kind} for f in result.fallbacks],
     }
 

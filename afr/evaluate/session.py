@@ -17,14 +17,17 @@ from afr.errors import AfrError
 from afr.evaluate.eval_runs import (
     EvalRun,
     EvalSettings,
-    create_eval_run,
     find_eval_run,
+    mark_stale_runs,
+    new_eval_run,
     source_path,
+    store_eval_run,
 )
 from afr.evaluate.report import summarize
 from afr.evaluate.runner import MAX_LLM_FAILURES, Evaluator, RunReport
-from afr.evaluate.variants import parse_sweeps
+from afr.evaluate.variants import merge_sweeps, parse_methods, parse_sweeps
 from afr.pipeline.ask import Pipeline
+from afr.pipeline.cost import Calls, describe_calls, llm_calls, rerank_calls, total_calls
 from afr.settings import Settings, to_dict, with_stored, with_values
 from afr.store.base import Store
 
@@ -56,61 +59,110 @@ def run_eval(store: Store, source: str | None = None, *, resume: str | None = No
              settings: Settings | None = None, name: str | None = None,
              split: str | None = None, limit: int | None = None, sample: int | None = None,
              seed: int = 0, replay: str | None = None, sweeps: Sequence[str] = (),
-             concurrency: int | None = None, progress: bool = False,
-             max_llm_failures: int = MAX_LLM_FAILURES,
+             methods: str | None = None, concurrency: int | None = None,
+             progress: bool = False, max_llm_failures: int = MAX_LLM_FAILURES,
              note: Note | None = None, started: Started | None = None) -> EvalSession:
     """Ask every question of ``source`` (or carry on with the run ``resume`` names, with
     its stored settings) and score the answers.
 
     ``settings``: the resolved settings (``afr.settings.resolve_settings``) a new run asks
     with; they are stored with the run, and a resume asks with the stored ones (only what
-    a run never stores, such as the API key, comes from ``settings``). ``concurrency``
-    None keeps a resumed run's value (1 for a new run). After ``max_llm_failures`` questions in a row lost to
-    the LLM (unreachable, timed out, refusing access) the run stops, interrupted (0: never
-    stop)."""
+    a run never stores, such as the API key, comes from ``settings``). ``methods``: other
+    methods side by side, comma-separated (``--methods``: ``--sweep method=…``).
+    ``concurrency`` None keeps a resumed run's value (1 for a new run). After
+    ``max_llm_failures`` questions in a row lost to the LLM (unreachable, timed out,
+    refusing access) the run stops, interrupted (0: never stop).
+
+    Everything a new run needs is checked before it is stored (the question file, --replay's
+    column, the gold ids, the sweeps): a start that fails leaves no run behind."""
     note = note or (lambda message: None)
     store.require_initialised()
+    mark_stale_runs(store)
     if resume:
         if source:
             raise AfrError("give either SOURCE or --resume EVAL_ID, not both")
         run = find_eval_run(store, resume)
-        eval_settings = run.settings
+        eval_settings, pipeline = run.settings, _resumed_pipeline(store, run, settings)
         if concurrency is not None:
             eval_settings.concurrency = concurrency
-        pipeline = Pipeline(store, with_stored(settings or Settings(), eval_settings.ask))
     else:
-        if not source:
-            raise AfrError("missing SOURCE (a question file or folder, or 'demo'); "
-                           "or --resume EVAL_ID")
-        path = source_path(source)
-        eval_settings = EvalSettings(
-            source=str(path.resolve()) if path.exists() else source, split=split, limit=limit,
-            sample=sample, seed=seed, replay=replay, sweeps=parse_sweeps(tuple(sweeps)),
-            concurrency=concurrency or 1)
-        mismatch = skb_mismatch(store, path)
-        if mismatch:
-            note(mismatch)
-        pipeline = Pipeline(store, settings or Settings())
-        # stored as the run asks: offline or not, as this pipeline decided
-        eval_settings.ask = to_dict(with_values(pipeline.settings,
-                                                {"llm.offline": pipeline.offline}))
+        eval_settings, pipeline = _new_run(store, source, settings, note, split=split,
+                                           limit=limit, sample=sample, seed=seed,
+                                           replay=replay, sweeps=sweeps, methods=methods,
+                                           concurrency=concurrency)
     questions = eval_settings.questions()
     if not questions:
         raise AfrError(f"{eval_settings.source}: no questions to evaluate")
     if not resume:
-        run = create_eval_run(store, eval_settings, name=name, total=len(questions))
+        run = new_eval_run(eval_settings, name=name, total=len(questions))
+    evaluator = Evaluator(store, pipeline, run, questions, note=note,
+                          max_llm_failures=max_llm_failures)
     if pipeline.offline and not eval_settings.replay:
-        note("offline mode (no LLM configured): entity linking + schema paths, no reranking")
+        why = pipeline.settings.llm.incomplete or "no LLM configured"
+        note(f"offline mode ({why}): entity linking + schema paths, no reranking")
+    if not pipeline.offline:
+        note(cost_note(pipeline, eval_settings, evaluator.left()))
     if len(questions) > MEMORY_VECTORS_FROM:
         from afr.vectors.memory import use_memory_vectors
 
         use_memory_vectors(store, pipeline.settings.vectors.memory_mb)
-    evaluator = Evaluator(store, pipeline, run, questions, note=note,
-                          max_llm_failures=max_llm_failures)
+    if not resume:
+        store_eval_run(store, run)
     if started is not None:
         started(run, len(questions), bool(resume))
     report = evaluator.execute(progress=progress)
     return EvalSession(run, report, summarize(store, run), len(questions), bool(resume))
+
+
+def _resumed_pipeline(store: Store, run: EvalRun, settings: Settings | None) -> Pipeline:
+    """The pipeline of a resumed run: its stored settings, with what a run never stores
+    (the API key) from ``settings``."""
+    return Pipeline(store, with_stored(settings or Settings(), run.settings.ask))
+
+
+def _new_run(store: Store, source: str | None, settings: Settings | None, note: Note, *,
+             split: str | None, limit: int | None, sample: int | None, seed: int,
+             replay: str | None, sweeps: Sequence[str], methods: str | None,
+             concurrency: int | None) -> tuple[EvalSettings, Pipeline]:
+    """The settings of a new run (checked, not stored yet) and its pipeline."""
+    if not source:
+        raise AfrError("missing SOURCE (a question file or folder, or 'demo'); "
+                       "or --resume EVAL_ID")
+    path = source_path(source)
+    parsed = parse_sweeps(tuple(sweeps))
+    if methods:
+        parsed = merge_sweeps(parsed, "method", parse_methods(methods))
+    eval_settings = EvalSettings(
+        source=str(path.resolve()) if path.exists() else source, split=split, limit=limit,
+        sample=sample, seed=seed, replay=replay, sweeps=parsed, concurrency=concurrency or 1)
+    mismatch = skb_mismatch(store, path)
+    if mismatch:
+        note(mismatch)
+    pipeline = Pipeline(store, settings or Settings())
+    # stored as the run asks: offline or not, as this pipeline decided
+    eval_settings.ask = to_dict(with_values(pipeline.settings,
+                                            {"llm.offline": pipeline.offline}))
+    return eval_settings, pipeline
+
+
+def cost_note(pipeline: Pipeline, eval_settings: EvalSettings, questions: int) -> str:
+    """The LLM calls a run will make, per question and for the ``questions`` it asks:
+    the method's steps, and the other rerankers and methods its sweeps add."""
+    settings, given = pipeline.settings, bool(eval_settings.replay)
+    types = len(pipeline.session.schema.candidate_types)
+    parts = list(llm_calls(settings, candidate_types=types, given_cypher=given))
+    for reranker in eval_settings.sweeps.get("reranker", []):
+        low, high = rerank_calls(reranker, settings.ask.k)
+        if reranker != settings.rerank.method and high:
+            parts.append(Calls(f"--sweep reranker={reranker}", low, high))
+    for method in eval_settings.sweeps.get("method", []):
+        other = total_calls(llm_calls(settings, candidate_types=types, given_cypher=given,
+                                      method=method))
+        if method != settings.ask.method and other.high:
+            parts.append(Calls(f"--methods {method}", other.low, other.high))
+    most = total_calls(parts).high * questions
+    return (f"LLM calls per question: {describe_calls(parts)}; {questions} questions to "
+            f"ask: up to {most:,} calls (retries not counted; calls in the cache are free)")
 
 
 def skb_mismatch(store: Store, path: Path) -> str | None:

@@ -82,6 +82,26 @@ def parse_sweeps(specs: list[str] | tuple[str, ...]) -> dict[str, list]:
     return out
 
 
+def parse_methods(text: str) -> list[str]:
+    """``--methods M1,M2``: the methods to run side by side (``--sweep method=M1,M2``),
+    an unknown one named as the option that gave it."""
+    items = [m.strip() for m in text.split(",") if m.strip()]
+    if not items:
+        raise AfrError("--methods: no methods given (e.g. --methods vss,bm25)")
+    unknown = [m for m in items if m not in METHODS]
+    if unknown:
+        raise AfrError(f"--methods: {unknown[0]!r} is not a method; use "
+                       f"{' / '.join(METHODS)}")
+    return list(dict.fromkeys(items))
+
+
+def merge_sweeps(sweeps: dict[str, list], knob: str, values: list) -> dict[str, list]:
+    """``sweeps`` with ``values`` added to ``knob``'s (each value once)."""
+    merged = list(sweeps.get(knob, []))
+    merged += [v for v in values if v not in merged]
+    return {**sweeps, knob: merged}
+
+
 def variant_names(sweeps: dict[str, list]) -> list[str]:
     names = list(VARIANTS) + list(METHOD_VARIANTS)
     for knob in SWEEP_KNOBS:

@@ -8,9 +8,10 @@ from afr.llm.client import (
     LLMClient,
     LLMReply,
     LLMUnavailableError,
+    UnusableReplyError,
     WaitBudget,
 )
 
 __all__ = ["ContextLengthError", "EmptyReplyError", "LLMCache", "LLMClient",
            "LLMReply", "LLMUnavailableError", "MemoryLLMCache", "StoreLLMCache",
-           "WaitBudget"]
+           "UnusableReplyError", "WaitBudget"]

@@ -7,20 +7,32 @@ model, messages and parameters. Every failure is an ``LLMError`` with a one-line
 A dead endpoint fails fast: a refused connection or a failed name lookup gets one quick
 retry, then the client is *down* for the rest of the process and every later call fails
 at once (``LLMUnavailableError``), as do calls after a 401/403 (and, per model, a 404).
-A ``WaitBudget`` bounds what one question may spend on failing calls, backoff included.
+An endpoint that accepts the connection but never answers is down too, once
+``TIMEOUTS_DOWN`` tries in a row have timed out with no reply between them (one slow reply
+is not down: any reply starts the count again). A ``WaitBudget`` bounds what one
+question may spend on failing calls, backoff included.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import random
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from afr.api_failures import (
+    NOT_A_REPLY,
+    QUICK_RETRY_S,
+    TIMEOUTS_DOWN,
+    backoff,
+    connect_failure,
+    describe,
+    retry_after,
+    root_cause,
+)
 from afr.errors import LLMError
 from afr.settings import LLMSettings
 from afr.text import clean_text
@@ -32,6 +44,12 @@ class ContextLengthError(LLMError):
 
 class EmptyReplyError(LLMError):
     """The model answered with no content (e.g. only reasoning)."""
+
+
+class UnusableReplyError(LLMError):
+    """A reply arrived but holds nothing the step can use: no query in a Cypher reply, no
+    known type in step 1's, no candidate named in a rerank reply. Not retried (the same
+    prompt gets the same reply from the cache, and mostly from the model too)."""
 
 
 # Kinds of LLMUnavailableError: the endpoint cannot be reached (refused, DNS, connect
@@ -150,6 +168,8 @@ class LLMClient:
         # models it said it does not have.
         self.down: LLMUnavailableError | None = None
         self._missing: dict[str, LLMUnavailableError] = {}
+        self._timeouts = 0  # tries in a row that timed out (a reply sets it back to 0)
+        self._count_lock = threading.Lock()
 
     @property
     def endpoint(self) -> str:
@@ -218,11 +238,14 @@ class LLMClient:
             timeout = self._timeout_within(budget)
             started = self.clock()
             try:
-                return self._call_once(request, timeout)
+                reply = self._call_once(request, timeout)
+                with self._count_lock:
+                    self._timeouts = 0
+                return reply
             except o.BadRequestError as exc:
                 request = self._without_rejected_effort(request, exc)
                 continue
-            except (EmptyReplyError, o.OpenAIError, *_NOT_A_COMPLETION) as exc:
+            except (EmptyReplyError, o.OpenAIError, *NOT_A_REPLY) as exc:
                 error, delay = self._failed_try(exc, request, attempt, timeout)
             if attempt > self.config.max_retries:
                 raise error from None
@@ -243,7 +266,7 @@ class LLMClient:
                                  exc: Exception) -> dict[str, Any]:
         """The request to send again after a 400: the same without ``reasoning_effort``
         when that is what the server rejected (once per client); any other 400 is raised."""
-        text = _message(exc)
+        text = describe(exc)
         if any(w in text.lower() for w in _CONTEXT_WORDS):
             raise ContextLengthError(f"{self.endpoint}: prompt too long for the "
                                      f"model ({text})") from None
@@ -260,41 +283,41 @@ class LLMClient:
         before the next; raised at once when another try cannot help."""
         o = self._openai
         if isinstance(exc, EmptyReplyError):
-            return exc, self._backoff(attempt)
+            return exc, backoff(attempt)
         if isinstance(exc, (o.AuthenticationError, o.PermissionDeniedError)):
             raise self._mark_down(LLMUnavailableError(
-                f"{self.endpoint}: not authorised ({_message(exc)}); check "
+                f"{self.endpoint}: not authorised ({describe(exc)}); check "
                 "AFR_LLM_API_KEY", kind=ACCESS)) from None
         if isinstance(exc, o.NotFoundError):
             missing = LLMUnavailableError(
-                f"{self.endpoint}: not found ({_message(exc)}); check the base URL and "
+                f"{self.endpoint}: not found ({describe(exc)}); check the base URL and "
                 f"the model name ({request['model']})", kind=ACCESS)
             self._missing[request["model"]] = missing
             raise missing from None
         if isinstance(exc, o.RateLimitError):
             error = LLMError(f"{self.endpoint}: rate limited after {attempt} tries")
-            return error, _retry_after(exc) or self._backoff(attempt)
+            return error, retry_after(exc) or backoff(attempt)
         if isinstance(exc, o.APIConnectionError):  # timeouts included
             return self._connection_failure(exc, attempt, timeout)
         if isinstance(exc, o.APIStatusError):
             error = LLMError(f"{self.endpoint} answered HTTP {exc.status_code}: "
-                             f"{_message(exc)}")
+                             f"{describe(exc)}")
             if exc.status_code < 500:
                 raise error from None
-            return error, self._backoff(attempt)
+            return error, backoff(attempt)
         if isinstance(exc, o.OpenAIError):
-            raise LLMError(f"{self.endpoint}: {_message(exc)}") from None
+            raise LLMError(f"{self.endpoint}: {describe(exc)}") from None
         # A body that is not a chat completion (broken JSON, a proxy's HTML page with
         # status 200, a cut-off stream): the SDK fails while reading it.
         error = LLMError(f"{self.endpoint} answered something that is not a chat "
-                         f"completion ({type(exc).__name__}: {_message(exc)[:120]})")
-        return error, self._backoff(attempt)
+                         f"completion ({type(exc).__name__}: {describe(exc)[:120]})")
+        return error, backoff(attempt)
 
     def _connection_failure(self, exc: Exception, attempt: int,
                             timeout: float) -> tuple[LLMError, float]:
         """``_failed_try`` for a try that got no answer: a timeout or a lost connection."""
         if isinstance(exc, self._openai.APITimeoutError):
-            if _connect_failure(exc):
+            if connect_failure(exc):
                 # Nothing answered the connection within the timeout: a retry would
                 # only wait as long again.
                 raise self._mark_down(LLMUnavailableError(
@@ -303,16 +326,30 @@ class LLMClient:
             error = LLMUnavailableError(
                 f"{self.endpoint}: timed out after {attempt} tries ({timeout:.1f} s "
                 "each at most)", kind=TIMEOUT)
-            return error, self._backoff(attempt)
-        reason = _message(_root_cause(exc))
+            if self._timed_out_too_often(timeout):
+                raise self._mark_down(LLMUnavailableError(
+                    f"{self.endpoint}: timed out {TIMEOUTS_DOWN} times in a row, no reply "
+                    f"between ({timeout:.1f} s each; raise timeout_s or AFR_LLM_TIMEOUT if "
+                    "the model is only slow)", kind=TIMEOUT)) from None
+            return error, backoff(attempt)
+        reason = describe(root_cause(exc))
         error = LLMUnavailableError(f"cannot reach {self.endpoint}: {reason}",
                                     kind=UNREACHABLE)
-        if _connect_failure(exc):
+        if connect_failure(exc):
             # Refused or no such host: one quick retry, then down for good.
             if attempt > min(1, self.config.max_retries):
                 raise self._mark_down(error) from None
-            return error, _QUICK_RETRY_S
-        return error, self._backoff(attempt)
+            return error, QUICK_RETRY_S
+        return error, backoff(attempt)
+
+    def _timed_out_too_often(self, timeout: float) -> bool:
+        """Count a timed-out try; True once ``TIMEOUTS_DOWN`` in a row have. A try cut
+        short by a question's budget proves less than the whole timeout: not counted."""
+        if timeout < self.config.timeout_s:
+            return False
+        with self._count_lock:
+            self._timeouts += 1
+            return self._timeouts >= TIMEOUTS_DOWN
 
     def _wait_before_retry(self, delay: float, budget: WaitBudget | None, started: float,
                            error: LLMError) -> None:
@@ -331,9 +368,6 @@ class LLMClient:
     def _least_call(self) -> float:
         """The shortest wait worth a call: a tenth of the timeout, at least 50 ms."""
         return max(0.05, self.config.timeout_s / 10)
-
-    def _backoff(self, attempt: int) -> float:
-        return min(30.0, 0.5 * 2 ** (attempt - 1)) * (0.75 + 0.5 * random.random())
 
     def _call_once(self, request: dict[str, Any], timeout: float | None = None) -> LLMReply:
         started = self.clock()
@@ -364,32 +398,6 @@ class LLMClient:
         )
 
 
-_QUICK_RETRY_S = 0.2
-# Transport errors (httpx's or httpx2's, by name) that mean no connection was made: the
-# port is closed, the host unknown or unreachable. A dropped or reset connection is not
-# one of them: the server is there, and is retried as usual.
-_CONNECT_ERRORS = ("ConnectError", "ConnectTimeout")
-# What the SDK raises while reading a body that is not a chat completion.
-_NOT_A_COMPLETION = (ValueError, TypeError, AttributeError, KeyError)
-
-
-def _chain(exc: BaseException) -> list[BaseException]:
-    out: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and current not in out:
-        out.append(current)
-        current = current.__cause__ or current.__context__
-    return out
-
-
-def _root_cause(exc: BaseException) -> BaseException:
-    return exc.__cause__ or exc
-
-
-def _connect_failure(exc: BaseException) -> bool:
-    return any(type(e).__name__ in _CONNECT_ERRORS for e in _chain(exc))
-
-
 def _out_of_budget(error: LLMError, budget: WaitBudget, *, skipped: bool = False) -> LLMError:
     limit = f"{budget.seconds:.1f} s = 2 × timeout_s + 1 s"
     if skipped:
@@ -401,22 +409,3 @@ def _out_of_budget(error: LLMError, budget: WaitBudget, *, skipped: bool = False
     if isinstance(error, LLMUnavailableError):
         return LLMUnavailableError(message, kind=error.kind, skipped=skipped)
     return LLMError(message)
-
-
-def _message(exc: BaseException) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        err = body.get("error", body)
-        if isinstance(err, dict) and err.get("message"):
-            return " ".join(str(err["message"]).split())[:300]
-    return " ".join(str(exc).split())[:300] or type(exc).__name__
-
-
-def _retry_after(exc: Exception) -> float | None:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None) or {}
-    value = headers.get("retry-after") if hasattr(headers, "get") else None
-    try:
-        return min(60.0, max(0.0, float(value))) if value is not None else None
-    except ValueError:
-        return None

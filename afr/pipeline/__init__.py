@@ -17,6 +17,10 @@ _EXPORTS = {
     "find_run": "afr.pipeline.runs",
     "run_details": "afr.pipeline.runs",
     "settings_differences": "afr.pipeline.runs",
+    "prune_runs": "afr.pipeline.prune",
+    "llm_calls": "afr.pipeline.cost",
+    "rerank_calls": "afr.pipeline.cost",
+    "describe_calls": "afr.pipeline.cost",
 }
 
 __getattr__ = lazy_exports("afr.pipeline", _EXPORTS)

@@ -19,6 +19,7 @@ from afr.store.base import NodeDetails
 from afr.vectors.search import save_query_vectors
 
 STEP_8 = "step 8"
+KEPT_ORDER = "answers keep the retrieval order"
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class Reranked:
     unusable: int = 0  # replies that named no candidate (or no score): the order stays
     notes: tuple[str, ...] = ()
     fallback: Fallback | None = None
+    replies: int = 0
 
 
 def rerank_list(llm: Any, session: Session, question: str, candidates: Sequence[Candidate],
@@ -56,13 +58,19 @@ def rerank_list(llm: Any, session: Session, question: str, candidates: Sequence[
                              prompts_dir=settings.prompts.dir)
     except LLMError as exc:
         timer.timings["8_llm_failed"] = timer.timings.pop("8_rerank", 0.0)
-        return Reranked(fallback=Fallback.of(exc, STEP_8, "answers keep the retrieval order"))
+        return Reranked(fallback=Fallback.of(exc, STEP_8, KEPT_ORDER))
     notes = tuple(outcome.notes)
+    if outcome.replies and not outcome.usable:
+        # Not one reply named a candidate: the LLM did not rerank, whatever it was sent.
+        timer.timings["8_llm_failed"] = timer.timings.pop("8_rerank", 0.0)
+        return Reranked(None, outcome.prompts, outcome.unparsed, notes, Fallback.unusable(
+            STEP_8, f"{outcome.unparsed} of {outcome.replies} rerank replies named no "
+            "candidate", KEPT_ORDER), outcome.replies)
     if outcome.unparsed:
-        notes += (f"step 8: {outcome.unparsed} of {outcome.prompts} rerank replies could not "
+        notes += (f"step 8: {outcome.unparsed} of {outcome.replies} rerank replies could not "
                   "be read; their candidates kept the retrieval order",)
     return Reranked({node: pos for pos, node in enumerate(outcome.order, 1)},
-                    outcome.prompts, outcome.unparsed, notes)
+                    outcome.prompts, outcome.unparsed, notes, replies=outcome.replies)
 
 
 def finish(session: Session, question: Question, found: Retrieved, turn: Turn, *,
@@ -80,12 +88,13 @@ def finish(session: Session, question: Question, found: Retrieved, turn: Turn, *
         run_id, question.text, "offline" if session.llm is None else "llm", settings, found,
         ranked_answers(found.candidates, reranked.positions, details),
         turn.timer.timings,
-        found.notes + reranked.notes + ((reranked.fallback.note,) if reranked.fallback
-                                        else ()),
+        _offline_why(session) + found.notes + reranked.notes
+        + ((reranked.fallback.note,) if reranked.fallback else ()),
         fallbacks, llm.calls if llm else 0, llm.new_calls if llm else 0,
         llm.new_tokens if llm else 0, llm.tokens if llm else 0, reranked.prompts,
-        reranked.unusable, reranked=reranked.positions is not None,
-        dense_from=session.dense_from, logged=settings.ask.log)
+        reranked.unusable, rerank_replies=reranked.replies,
+        reranked=reranked.positions is not None, dense_from=session.dense_from,
+        logged=settings.ask.log)
     if settings.ask.log:
         try:
             write_run(store, result, eval_id=eval_id, question_id=question_id)
@@ -97,6 +106,12 @@ def finish(session: Session, question: Question, found: Retrieved, turn: Turn, *
             result = _unlogged(result, exc)
     save_query_vectors(store)  # after the answers, like the log
     return result
+
+
+def _offline_why(session: Session) -> tuple[str, ...]:
+    """Why a session with an LLM set up halfway runs offline (a URL and no model …)."""
+    why = session.settings.llm.incomplete if session.llm is None else None
+    return (f"offline: {why}",) if why else ()
 
 
 def _unlogged(result: AskResult, exc: StoreError) -> AskResult:

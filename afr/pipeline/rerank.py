@@ -29,9 +29,15 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 @dataclass
 class RerankOutcome:
     order: list[int]  # node ids, best first
-    prompts: int = 0
-    unparsed: int = 0
+    prompts: int = 0  # prompts sent (a prompt too long for the model counts, and is sent
+    #                   again shorter)
+    replies: int = 0  # replies received
+    unparsed: int = 0  # replies that named no candidate (or no score): unusable
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def usable(self) -> int:
+        return self.replies - self.unparsed
 
 
 class _Descriptions:
@@ -118,7 +124,9 @@ def rerank(client: LLMClient, store: Store, question: str, ids: Sequence[int], *
         def call() -> str:
             messages = render_messages(name, prompts_dir, question=question, **variables())
             outcome.prompts += 1
-            return client.complete(messages, model=model, reasoning_effort=effort).text
+            text = client.complete(messages, model=model, reasoning_effort=effort).text
+            outcome.replies += 1
+            return text
 
         return _with_shrinking(desc, call, outcome)  # type: ignore[return-value]
 
@@ -147,21 +155,26 @@ Item = Callable[[int], dict]
 def _listwise(ask: Ask, item: Item, local: dict[int, int],
               outcome: RerankOutcome) -> RerankOutcome:
     reply = ask("rerank_listwise", lambda: {"candidates": [item(i) for i in local]})
-    if not re.search(r"\d", reply):
-        outcome.unparsed += 1
+    if not named_ids(reply, list(local)):
+        outcome.unparsed += 1  # "42", "none of them": the order stays, the reply is unusable
     outcome.order = [local[i] for i in parse_listwise(reply, list(local))]
     return outcome
 
 
-def parse_listwise(reply: str, prior: list[int]) -> list[int]:
-    """Ids in the reply's order; duplicates and unknown ids dropped, missing ones appended."""
-    reply = strip_reasoning(reply)
+def named_ids(reply: str, prior: list[int]) -> list[int]:
+    """The candidates' ids a listwise reply names, in its order, each once."""
     seen: list[int] = []
     known = set(prior)
-    for token in re.findall(r"\d+", reply):
+    for token in re.findall(r"\d+", strip_reasoning(reply)):
         value = int(token)
         if value in known and value not in seen:
             seen.append(value)
+    return seen
+
+
+def parse_listwise(reply: str, prior: list[int]) -> list[int]:
+    """Ids in the reply's order; duplicates and unknown ids dropped, missing ones appended."""
+    seen = named_ids(reply, prior)
     return seen + [i for i in prior if i not in seen]
 
 

@@ -59,7 +59,8 @@ class AskResult:
     llm_tokens_all: int = 0  # tokens of all calls, cached replies included: the method's cost
     rerank_prompts: int = 0
     rerank_unusable: int = 0  # rerank replies that could not be read
-    reranked: bool = False  # step 8 ran and gave the order
+    rerank_replies: int = 0  # rerank replies received
+    reranked: bool = False  # step 8 gave the order: a reply named a candidate (or k = 1)
     dense_from: str = ""  # where the fusion's dense weight (settings.ranking.dense) came from
     logged: bool = False  # its rows are in the run log
 
@@ -79,7 +80,8 @@ class AskResult:
 
     @property
     def status(self) -> str:
-        """ok, or degraded when an LLM step fell back."""
+        """ok, or degraded when an LLM step fell back (its call failed, or its reply could
+        not be used)."""
         return "degraded" if self.fallbacks else "ok"
 
     @property
@@ -184,5 +186,7 @@ class AskResult:
             "llm_tokens": self.llm_tokens,
             "rerank_prompts": self.rerank_prompts,
             "rerank_unusable": self.rerank_unusable,
+            "rerank_replies": self.rerank_replies,
+            "reranked": self.reranked,
             **({"kar": self.kar.to_dict()} if self.kar is not None else {}),
         }

@@ -149,6 +149,21 @@ class LLMSettings:
     def configured(self) -> bool:
         return bool(self.model and (self.base_url or self.api_key))
 
+    @property
+    def incomplete(self) -> str | None:
+        """What an LLM set up halfway lacks — a URL without a model, a model without a URL
+        (or key): afr runs offline then, and says why. None when nothing is half set (an
+        API key alone is common in environments and says nothing about afr)."""
+        if self.offline is True or self.configured:
+            return None
+        if self.base_url:
+            return (f"the LLM URL is set ({self.base_url}) but no model: set "
+                    "AFR_LLM_MODEL or --llm-model")
+        if self.model:
+            return (f"the LLM model is set ({self.model}) but no URL: set AFR_LLM_BASE_URL "
+                    "or --llm-url (or AFR_LLM_API_KEY for the OpenAI API)")
+        return None
+
 
 @dataclass(frozen=True)
 class PromptSettings:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # numpy is imported where arrays are made: `afr sql` needs no
     import numpy as np
 
 T = TypeVar("T")
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 14
 VECTOR_VARIANTS = ("doc", "doc_rel")
 # PostgreSQL: node types with at least this many nodes get an HNSW index of their own.
 TYPE_INDEX_MIN_NODES = 1000
@@ -435,7 +435,7 @@ class Store(ABC):
         if current == SCHEMA_VERSION:
             return
         with self.transaction():
-            for version in range(current + 1, SCHEMA_VERSION + 1):
+            for version in migration_versions(after=current):
                 for stmt in self.sql(migration_file(version)):
                     self.execute(stmt)
             self.set_meta("schema_version", str(SCHEMA_VERSION))
@@ -537,6 +537,16 @@ class Store(ABC):
             return {}
         rows = self.run("runlog/answer_details.sql", {"ids": [int(i) for i in ids]})
         return {int(r.id): NodeDetails(int(r.id), r.ext_id, r.type, r.name) for r in rows}
+
+
+def migration_versions(after: int = 0) -> list[int]:
+    """The versions above ``after`` that have a migration, in order, up to
+    ``SCHEMA_VERSION`` (whose file must be there). Numbers are handed out per change, so a
+    number may be missing from a tree while its change is made elsewhere."""
+    found = sorted({int(p.name[:3]) for p in schema_dir().glob("[0-9][0-9][0-9]_*.sql")})
+    if SCHEMA_VERSION not in found:
+        raise StoreError(f"afr is missing its schema file for version {SCHEMA_VERSION}")
+    return [v for v in found if after < v <= SCHEMA_VERSION]
 
 
 def migration_file(version: int) -> str:

@@ -15,6 +15,7 @@ from afr.store.base import (
     VECTOR_VARIANTS,
     check_identifier,
     migration_file,
+    migration_versions,
     render_template,
 )
 from afr.store.dialect import Dialect
@@ -27,7 +28,7 @@ def store_ddl(dialect: Dialect, *, schema: str = "afr", dim: int | None = None) 
         ("afr's schema, and pgvector where it is missing",
          render_template("setup/ddl_preamble.sql", dialect, schema=schema)),
     ]
-    for version in range(1, SCHEMA_VERSION + 1):
+    for version in migration_versions():
         name = migration_file(version)
         parts.append((name.removeprefix("schema/"), render_template(name, dialect, pretty=True)))
     parts.append(("indexes (a load drops and rebuilds them around its bulk copy)",

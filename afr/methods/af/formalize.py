@@ -16,8 +16,10 @@ from afr.methods.af.offline import formalize as formalize_offline
 from afr.methods.af.target_type import predict_target_type
 from afr.methods.af.write_cypher import name_examples, write_cypher
 from afr.methods.base import Question, Session, Turn
-from afr.text import clean_text
+from afr.retrieval.timing import Timer
+from afr.text import clean_text, gist
 
+STEP_1 = "step 1"
 STEPS_1_2 = "steps 1–2"
 
 
@@ -59,15 +61,16 @@ class _Failed(Exception):
 def _with_llm(session: Session, question: str, turn: Turn) -> Formalized:
     schema, steps = session.schema, session.settings.llm.steps
     prompts_dir = session.settings.prompts.dir
-    timer, target_type = turn.timer, None
+    timer, target_type, reply = turn.timer, None, None
     try:
         with timer.step("1_target_type"):
             if len(schema.candidate_types) == 1:
                 target_type = schema.candidate_types[0]
             else:
-                target_type, _ = predict_target_type(
+                target_type, reply = predict_target_type(
                     turn.llm, question, schema, model=steps.target.model,
                     effort=steps.target.effort, prompts_dir=prompts_dir)
+        unusable = _no_type(reply, timer) if reply is not None and not target_type else None
         with timer.step("2_cypher"):
             examples = session.once("name_examples", lambda: name_examples(session.store))
             cypher = write_cypher(turn.llm, question, schema, target_type, examples,
@@ -76,9 +79,17 @@ def _with_llm(session: Session, question: str, turn: Turn) -> Formalized:
     except LLMError as exc:
         # The time went to the LLM's failure, not to a step that produced anything (a
         # target type found in step 1 stays, with its timing).
-        failed = ("2_cypher",) if target_type else ("1_target_type",)
-        lost = sum(timer.timings.pop(s, 0.0) for s in failed)
+        failed = ("2_cypher",) if target_type else ("1_target_type", "2_cypher")
+        lost = sum(timer.timings.pop(s, 0.0) for s in (*failed, "1-2_llm_failed"))
         timer.timings["1-2_llm_failed"] = round(lost, 6)
         raise _Failed(target_type, Fallback.of(
             exc, STEPS_1_2, "using the offline formalizer for this question")) from None
-    return Formalized(target_type, cypher, "llm")
+    return Formalized(target_type, cypher, "llm", fallbacks=(unusable,) if unusable else ())
+
+
+def _no_type(reply: str, timer: Timer) -> Fallback:
+    """Step 1's reply named no node type of the SKB: a failed step (its time is the
+    LLM's loss); step 2 goes on without a target type, which the Cypher's RETURN gives."""
+    timer.timings["1-2_llm_failed"] = round(timer.timings.pop("1_target_type", 0.0), 6)
+    return Fallback.unusable(STEP_1, f"the reply names no answer type of this SKB: "
+                             f"{gist(reply)}", "the answer type is read from the Cypher")

@@ -9,8 +9,8 @@ does have and a few example names (``cypher_repair.j2``), and writes the query a
 The reply is *used* when it is better, defined simply: it must read as a query (a
 MATCH pattern and a target), and its quality — (grounds at least one answer, minus the
 number of dropped parts) — must beat the original's, compared in that order. A reply
-that is worse, empty or late leaves the original in place (a late or failed call is a
-warning, the question goes on).
+that is worse, empty or late leaves the original in place (a late or failed call, and a
+reply with no query in it, is a ``Fallback``: the question goes on, degraded).
 
 ``run_outcome`` names how the question's graph part went: ``valid`` (the Cypher worked
 as written), ``fixed`` (after deterministic fixes), ``repaired`` (after the repair
@@ -27,15 +27,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from afr.cypher.extract import cut_prose_after, extract_query
+from afr.cypher.extract import cut_prose_after, extract_query, has_query
 from afr.errors import LLMError
 from afr.llm.fallback import Fallback
 from afr.llm.prompts import render_messages
 from afr.methods.af.grounding import GroundedCypher
 from afr.methods.af.write_cypher import schema_context
 from afr.store.skb import SkbSchema
+from afr.text import gist
 
 OUTCOMES = ("valid", "fixed", "repaired", "unanswerable", "failed")
+REPAIR = "the repair round"  # its Fallback's step
+KEPT = "the query is kept as it was"
 
 _CLOSEST = 3  # suggestions per unknown name
 
@@ -147,16 +150,18 @@ def repair_round(llm: Any, question: str, cypher: str, grounded: GroundedCypher,
     try:
         reply = llm.complete(messages, model=model, reasoning_effort=effort)
     except LLMError as exc:
-        out.failure = Fallback.of(exc, "the repair round", "the query is kept as it was")
+        out.failure = Fallback.of(exc, REPAIR, KEPT)
+        out.note = out.failure.note
+        return out, grounded
+    if not has_query(reply.text or ""):
+        out.failure = Fallback.unusable(REPAIR, f"the repair reply holds no query: "
+                                        f"{gist(reply.text or '')}", KEPT)
         out.note = out.failure.note
         return out, grounded
     text, unfenced = extract_query(reply.text or "")
     if unfenced:
         text = cut_prose_after(text)
     out.cypher = text.strip() or None
-    if not out.cypher:
-        out.note = "the repair reply held no query; the query is kept as it was"
-        return out, grounded
     again = ground(out.cypher)
     out.after = quality(again)
     if not _readable(again):

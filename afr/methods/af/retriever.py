@@ -55,7 +55,8 @@ class AfRetriever:
         # query only when asked for explicitly (--repair).
         repair_setting = self.session.settings.af.repair
         wanted = repair_setting is True or (repair_setting is None and formalized.by != "given")
-        if turn.llm is None or formalized.fallbacks or not wanted:
+        # (The offline formalizer's Cypher, after steps 1–2 fell back, is not the LLM's.)
+        if turn.llm is None or formalized.by == "offline" or not wanted:
             return grounded, None, formalized.cypher
         return self._repair(question.text, formalized, grounded, turn)
 

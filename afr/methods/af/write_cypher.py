@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 
-from afr.llm import LLMClient
+from afr.cypher.extract import has_query
+from afr.llm import LLMClient, UnusableReplyError
 from afr.llm.prompts import render_messages
 from afr.store.base import Store
 from afr.store.skb import SkbSchema
+from afr.text import gist
 
 _FENCE = re.compile(r"```(?:\w+)?\s*(.*?)```", re.DOTALL)
 
@@ -42,5 +44,7 @@ def write_cypher(client: LLMClient, question: str, schema: SkbSchema, target_typ
                                **schema_context(schema, target_type, examples))
     reply = client.complete(messages, model=model, reasoning_effort=effort)
     text = reply.text
+    if not has_query(text):
+        raise UnusableReplyError(f"the Cypher reply holds no query: {gist(text)}")
     fenced = _FENCE.search(text)
     return fenced.group(1).strip() if fenced else text.strip()
