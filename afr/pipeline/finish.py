@@ -30,6 +30,7 @@ class Reranked:
     unusable: int = 0  # replies that named no candidate (or no score): the order stays
     notes: tuple[str, ...] = ()
     fallback: Fallback | None = None
+    overflows: tuple[str, ...] = ()  # "full", "related": which descriptions did not fit
 
 
 def rerank_list(llm: Any, session: Session, question: str, candidates: Sequence[Candidate],
@@ -61,8 +62,10 @@ def rerank_list(llm: Any, session: Session, question: str, candidates: Sequence[
     if outcome.unparsed:
         notes += (f"step 8: {outcome.unparsed} of {outcome.prompts} rerank replies could not "
                   "be read; their candidates kept the retrieval order",)
+    overflows = tuple(name for name, hit in (("full", outcome.overflow_full),
+                                             ("related", outcome.overflow_related)) if hit)
     return Reranked({node: pos for pos, node in enumerate(outcome.order, 1)},
-                    outcome.prompts, outcome.unparsed, notes)
+                    outcome.prompts, outcome.unparsed, notes, overflows=overflows)
 
 
 def finish(session: Session, question: Question, found: Retrieved, turn: Turn, *,
@@ -84,7 +87,10 @@ def finish(session: Session, question: Question, found: Retrieved, turn: Turn, *
                                         else ()),
         fallbacks, llm.calls if llm else 0, llm.new_calls if llm else 0,
         llm.new_tokens if llm else 0, llm.tokens if llm else 0, reranked.prompts,
-        reranked.unusable, reranked=reranked.positions is not None, logged=settings.ask.log)
+        reranked.unusable, reranked=reranked.positions is not None, logged=settings.ask.log,
+        llm_input_tokens=llm.input_tokens if llm else 0,
+        llm_output_tokens=llm.output_tokens if llm else 0,
+        rerank_overflows=reranked.overflows)
     if settings.ask.log:
         try:
             write_run(store, result, eval_id=eval_id, question_id=question_id)

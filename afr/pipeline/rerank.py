@@ -32,6 +32,10 @@ class RerankOutcome:
     prompts: int = 0
     unparsed: int = 0
     notes: list[str] = field(default_factory=list)
+    # the paper's Table 7: (a) a prompt with full descriptions did not fit the context;
+    # (b) one with only the relations to the query's names did not fit either
+    overflow_full: bool = False
+    overflow_related: bool = False
 
 
 class _Descriptions:
@@ -88,6 +92,8 @@ def _with_shrinking(desc: _Descriptions, call: Callable[[], object],
         try:
             return call()
         except ContextLengthError:
+            outcome.overflow_full = outcome.overflow_full or level == 0
+            outcome.overflow_related = outcome.overflow_related or level == 1
             shrunk = desc.shrink(level)
             if shrunk is False:
                 raise

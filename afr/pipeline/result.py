@@ -61,6 +61,9 @@ class AskResult:
     rerank_unusable: int = 0  # rerank replies that could not be read
     reranked: bool = False  # step 8 ran and gave the order
     logged: bool = False  # its rows are in the run log
+    llm_input_tokens: int = 0  # of all calls (cached included): sent …
+    llm_output_tokens: int = 0  # … and received
+    rerank_overflows: tuple[str, ...] = ()  # step 8 prompts that did not fit: full, related
 
     # -- what every method has --------------------------------------------------------
 

@@ -13,6 +13,7 @@ from afr.methods.af.grounding import GroundedCypher, ground_cypher
 from afr.methods.af.hybrid_ranking import text_conditions
 from afr.methods.af.ranking import RANKING_STEPS, RankInput
 from afr.methods.af.repair import RepairRound, repair_round, run_outcome
+from afr.methods.af.target_names import narrow_by_names
 from afr.methods.af.trace import AfTrace
 from afr.methods.af.write_cypher import name_examples
 from afr.methods.base import Question, Retrieved, Session, Turn
@@ -43,7 +44,7 @@ class AfRetriever:
         if repair is not None and repair.failure is not None:
             notes.append(repair.note)
         return Retrieved(strands.final, target_type, strands,
-                         tuple(notes) + strands.notes, failures,
+                         tuple(notes) + inp.notes + strands.notes, failures,
                          keep_names=_names(grounded.resolved), af=trace)
 
     def ground_and_repair(self, question: Question, formalized: Formalized, turn: Turn
@@ -85,12 +86,17 @@ class AfRetriever:
                    formalized: Formalized) -> RankInput:
         s = self.session
         answers = grounded.result.answers if grounded.result else []
+        target = grounded.resolved.symbols.get(grounded.resolved.target or "")
+        narrowed = narrow_by_names(s.store, answers, target.target_names if target else [])
         return RankInput(
-            question, query_vector(s.store, s.embedder, question), tuple(answers),
+            question, query_vector(s.store, s.embedder, question), narrowed.grounded,
             tuple(answer_types(target_type, s.schema)), s.settings.ask.k,
             s.settings.graph_quota, formalized.link_confidence,
             tuple(_target_text_conditions(grounded)), grounded.query, s.settings.af.l_max,
-            s.settings.ranking, s.settings.bm25)
+            s.settings.ranking, s.settings.bm25, name_signals=narrowed.signals,
+            notes=narrowed.notes, schedule=s.settings.af.schedule,
+            step6_order=s.settings.af.step6_order,
+            topup_excludes=s.settings.af.topup_excludes)
 
 
 def _target_text_conditions(grounded: GroundedCypher) -> list:
