@@ -68,7 +68,8 @@ class AfSettings:
         "lenient: node types ignored, unknown relations match any.", flag="--mode")
     use_edge_types: bool = knob(True, "Let only the named relation satisfy a triplet "
                                 "(--no-edge-types: any relation does).",
-                                flag="--no-edge-types", flag_value=False)
+                                flag="--edge-types", flag_value=True,
+                                off_flag="--no-edge-types")
     ranking: Ranking = knob(
         "hybrid", "Steps 6–7: hybrid (graph evidence fused with similarity and BM25 from the "
         "lexical index) or paper (graph answers first by level, as published).",
@@ -98,7 +99,7 @@ class AfSettings:
         metavar="TYPE")
     fix: bool = knob(True, "Deterministic fixes of labels, relations, directions, "
                      "properties and RETURN before resolving (--no-fix: the Cypher as "
-                     "written).", flag="--no-fix", flag_value=False)
+                     "written).", flag="--fix", flag_value=True, off_flag="--no-fix")
     repair: bool | None = knob(
         None, "One LLM repair round for a Cypher query that cannot be read, names what the "
         "schema lacks or matches nothing [default: on when an LLM is configured, for the "
