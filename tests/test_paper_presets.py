@@ -154,3 +154,60 @@ def test_name_patterns_off_searches_the_string(store: Store, tmp_path: Path) -> 
                         cypher).symbols["p"]
     assert package_names(store, on.ids) == ["Pythonista", "mypython", "python-dateutil"]
     assert not off.pattern and len(off.ids) == 2  # l_max look-alikes by similarity
+
+
+def test_the_papers_node_documents(tmp_path: Path) -> None:
+    """Capped: ten names per relation, second hops through a relation the node has one
+    of. The paper's: every name, second hops through relation types that every node has at
+    most one of (1-1 / n-1)."""
+    from skbutil import write_skb
+
+    from afr.load import load_skb_dir
+    from afr.store import DuckDBStore
+    from afr.vectors.documents import CAPPED, PAPER_CAPS, build_documents
+
+    schema = {"name": "s", "directed": True, "node_types": {"paper": {}, "author": {},
+                                                            "venue": {}},
+              "edge_types": {"writes": {"source": "author", "target": "paper"},
+                             "in": {"source": "paper", "target": "venue"}}}
+    nodes = [{"id": i, "type": "paper", "name": f"paper {i:02d}"} for i in range(15)]
+    nodes += [{"id": 100, "type": "author", "name": "prolific"},
+              {"id": 101, "type": "author", "name": "once"},
+              {"id": 200, "type": "venue", "name": "Venue V"}]
+    edges = [(100, "writes", i) for i in range(14)] + [(101, "writes", 14)]
+    edges += [(i, "in", 200) for i in range(15)]
+    store = DuckDBStore(tmp_path / "d.duckdb")
+    load_skb_dir(store, write_skb(tmp_path / "s", schema, nodes, edges), progress=False)
+    capped = build_documents(store, [100, 101, 14], "doc_rel", caps=CAPPED)
+    paper = build_documents(store, [100, 101, 14], "doc_rel", caps=PAPER_CAPS)
+    assert "(and 4 more)" in capped[100] and "paper 13" not in capped[100]
+    assert "paper 13" in paper[100] and "more)" not in paper[100]
+    # "once" wrote one paper: a second hop for the capped rule, not for the paper's (an
+    # author may write many); a paper's venue is n-1 for every paper: both
+    assert "via paper 14" in capped[101] and "via paper 14" not in paper[101]
+    assert "via Venue V" in capped[14] and "via Venue V" in paper[14]
+    store.close()
+
+
+def test_a_paper_preset_ask_counts_overflows_and_tokens(demo) -> None:  # noqa: ANN001
+    from fake_openai import FakeOpenAI, Reply, prompt_text
+
+    from afr.settings import with_values
+
+    def reply(request: dict) -> Reply:
+        text = prompt_text(request)
+        if "relations:" in text:  # a small context: only descriptions without relations fit
+            return Reply(status=400, error="This model's maximum context length is 512 "
+                         "tokens; you requested 900 tokens")
+        return Reply("2, 1")
+
+    cypher = ("MATCH (y:exception)-[:exception_inherits_from_exception]-"
+              "(b:exception {name: 'ValueError'}) RETURN y")
+    with FakeOpenAI(reply) as server:
+        settings = with_values(resolved({"ask.preset": "paper"}).settings, {
+            "rerank.method": "listwise", "ask.k": 5, "llm.use_cache": False,
+            "llm.base_url": server.base_url, "llm.model": "fake", "llm.api_key": "x"})
+        result = Pipeline(demo, settings).ask("Which exceptions inherit from ValueError?",
+                                              cypher=cypher, target_type="exception")
+    assert result.reranked and "full" in result.rerank_overflows
+    assert result.llm_input_tokens + result.llm_output_tokens == result.llm_tokens_all

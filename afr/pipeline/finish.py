@@ -16,6 +16,7 @@ from afr.pipeline.runs import write_run
 from afr.retrieval.candidate import Candidate
 from afr.retrieval.timing import Timer
 from afr.store.base import NodeDetails
+from afr.vectors.documents import CAPPED, PAPER_CAPS
 from afr.vectors.search import save_query_vectors
 
 STEP_8 = "step 8"
@@ -54,7 +55,9 @@ def rerank_list(llm: Any, session: Session, question: str, candidates: Sequence[
                              concurrency=settings.rerank.concurrency,
                              model=settings.llm.steps.rerank.model,
                              effort=settings.llm.steps.rerank.effort,
-                             prompts_dir=settings.prompts.dir)
+                             prompts_dir=settings.prompts.dir,
+                             caps=PAPER_CAPS if settings.rerank.documents == "paper"
+                             else CAPPED)
     except LLMError as exc:
         timer.timings["8_llm_failed"] = timer.timings.pop("8_rerank", 0.0)
         return Reranked(fallback=Fallback.of(exc, STEP_8, "answers keep the retrieval order"))

@@ -12,7 +12,10 @@ it.
   constants filtered by node type but triplets by no edge type (the headline rows: Table
   18's "filter constants by node types"), field_of_study hidden from the step-2 prompt
   (Table 21), and none of afr's additions: no Cypher fixes, no repair round, no exact
-  names first, no LIKE filter for name patterns, the paper's ranking (no fusion).
+  names first, no LIKE filter for name patterns, the paper's ranking (no fusion); the
+  reranker's node descriptions as §3.2 describes them (every 1-hop relation, 2-hop ones
+  through 1-1 / n-1 relation types) and its overflow rule (keep the relations to the
+  retrieved non-target candidates, then none).
 - ``reference``: the authors' code where it departs from that text (as the project's
   issue 26 describes it): the schedule l ← int(1.5·l + 0.5), step 6 ordering by (level,
   similarity), step 7 skipping only the answers already taken, exact name matches first,
@@ -40,6 +43,8 @@ _PAPER: dict[str, Any] = {
     "af.name_patterns": False,
     "af.cut_first": False,
     "af.hide_types": ("field_of_study",),
+    "rerank.documents": "paper",
+    "rerank.overflow": "candidates",
 }
 
 _REFERENCE: dict[str, Any] = {
