@@ -210,4 +210,5 @@ def test_a_paper_preset_ask_counts_overflows_and_tokens(demo) -> None:  # noqa: 
         result = Pipeline(demo, settings).ask("Which exceptions inherit from ValueError?",
                                               cypher=cypher, target_type="exception")
     assert result.reranked and "full" in result.rerank_overflows
+    assert result.llm_input_tokens > result.llm_output_tokens > 0
     assert result.llm_input_tokens + result.llm_output_tokens == result.llm_tokens_all

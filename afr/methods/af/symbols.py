@@ -9,8 +9,9 @@ matching node as its domain.
 
 A substring condition on the name (``b.name CONTAINS "python"``, STARTS WITH, ENDS WITH)
 means what Cypher means: the constant is every node whose name or an alias matches
-(case-insensitive), all of them at scope level 1 (at most ``PATTERN_CAP`` · l_max, the
-most similar first). When no node matches, the string is searched by similarity as an
+(case-insensitive), all of them at scope level 1 (at most ``PATTERN_CAP`` · l_max: of
+more, the first ``PATTERN_CAP`` · l_max + 1 by id are read, and the most similar of those
+kept). When no node matches, the string is searched by similarity as an
 ``=`` would be, and a note says so. ``af.name_patterns`` off: always searched so (the
 paper and its reference code).
 
@@ -124,7 +125,8 @@ def _prepare_symbol(store: Store, sym: ResolvedSymbol, catalog: AttributeCatalog
                              ids=allowed, limit=cap + 1)
         if matched:
             out.pattern = True
-            more = " (the most similar kept)" if len(matched) > cap else ""
+            more = (f" (more match: the most similar of the first {len(matched)} by id "
+                    "kept)") if len(matched) > cap else ""
             out.notes.append(f"{shown}: applied as a filter ({min(len(matched), cap)} "
                              f"nodes{more})")
             allowed, limit = matched, min(len(matched), cap)
