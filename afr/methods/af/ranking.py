@@ -125,13 +125,15 @@ RANKING_STEPS: dict[str, Ranking] = {"paper": PaperRanking(), "hybrid": HybridRa
 
 
 def recombine(store: Store, strands: Strands, qvec: np.ndarray, types: Sequence[str], k: int,
-              alpha: float) -> list[Candidate]:
+              alpha: float, inp: RankInput | None = None) -> list[Candidate]:
     """Step 7 with another share of graph answers (the evaluation's alpha sweep): the
-    ranked graph strand's first round(alpha · k), topped up by vector search."""
+    ranked graph strand's first round(alpha · k), topped up by vector search (skipping
+    what ``inp``'s top-up rule skips)."""
     quota = round(alpha * k)
     graph = list(strands.graph[:quota])
+    excluded = _excluded(inp) if inp is not None else frozenset()
     vss = list(strands.vss)
-    if len(vss) < k + len(graph):
+    if len(vss) < k + len(graph) + len(excluded):
         # the ask fetched only as much plain search as its own alpha needed
-        vss = vss_strand(store, qvec, types, k + len(graph))
-    return combine(graph, vss, k)
+        vss = vss_strand(store, qvec, types, k + len(graph) + len(excluded))
+    return combine(graph, vss, k, exclude=excluded)
