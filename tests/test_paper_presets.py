@@ -212,3 +212,43 @@ def test_a_paper_preset_ask_counts_overflows_and_tokens(demo) -> None:  # noqa: 
     assert result.reranked and "full" in result.rerank_overflows
     assert result.llm_input_tokens > result.llm_output_tokens > 0
     assert result.llm_input_tokens + result.llm_output_tokens == result.llm_tokens_all
+
+
+def test_hide_type_reaches_the_step_2_prompt(tmp_path: Path) -> None:
+    from fake_openai import FakeOpenAI, Reply, prompt_text
+    from skbutil import write_skb
+
+    from afr.embed.hashing import HashingEmbedder
+    from afr.load import load_skb_dir
+    from afr.store import DuckDBStore
+    from afr.vectors import embed_store
+
+    schema = {"name": "m", "directed": False, "candidate_types": ["paper"],
+              "node_types": {"paper": {}, "author": {}, "field_of_study": {}},
+              "edge_types": {"writes": {"source": "author", "target": "paper",
+                                        "label": "author_writes_paper"},
+                             "topic": {"source": "paper", "target": "field_of_study",
+                                       "label": "paper_has_topic_field_of_study"}}}
+    nodes = [{"id": 1, "type": "paper", "name": "Graph learning"},
+             {"id": 2, "type": "author", "name": "Ada"},
+             {"id": 3, "type": "field_of_study", "name": "machine learning"}]
+    store = DuckDBStore(tmp_path / "m.duckdb")
+    load_skb_dir(store, write_skb(tmp_path / "m", schema, nodes,
+                                  [(2, "writes", 1), (1, "topic", 3)]), progress=False)
+    embed_store(store, HashingEmbedder(32), progress=False)
+    cypher = "MATCH (a:author {name: 'Ada'})-[:author_writes_paper]->(y:paper) RETURN y"
+    prompts = {}
+    for hidden in ((), ("field of study",)):
+        with FakeOpenAI(lambda r: Reply(cypher)) as server:
+            settings = settings_of(rerank__method="none", af__hide_types=hidden,
+                                   llm__use_cache=False, llm={
+                                       "base_url": server.base_url, "model": "fake",
+                                       "api_key": "x"})
+            result = Pipeline(store, settings).ask("Which papers did Ada write?")
+            prompts[hidden] = prompt_text(server.chat_requests()[0])
+        assert result.af is not None and result.af.formalized.by == "llm"
+    assert "field_of_study" in prompts[()] and "paper_has_topic" in prompts[()]
+    shown = prompts[("field of study",)]
+    assert "field_of_study" not in shown and "paper_has_topic" not in shown
+    assert "author_writes_paper" in shown
+    store.close()
