@@ -233,7 +233,7 @@ def to_dict(settings: Settings) -> dict[str, Any]:
         *parents, last = s.path.split(".")
         for part in parents:
             node = node.setdefault(part, {})
-        node[last] = value
+        node[last] = list(value) if s.many else value  # as JSON keeps it
     return out
 
 
