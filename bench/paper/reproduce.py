@@ -132,8 +132,9 @@ def render(table: str, dataset: str, found: dict[str, list[float | None]]) -> st
         paper = (spec["rows"].get(label) or {}).get(dataset) or [None] * len(columns)
         lines.append(label.ljust(16) + "  " + "  ".join(
             f"{_cell(a) + ' / ' + _cell(p):>13}" for a, p in zip(values, paper, strict=False)))
-    cites = {(spec["rows"].get(label) or {}).get("cite") for label in found} - {None}
-    lines += ["", "paper: " + "; ".join(sorted(cites)), PUBLISHED["source"]]
+    cites = [(spec["rows"].get(label) or {}).get("cite") for label in found]
+    lines += ["", "paper: " + "; ".join(dict.fromkeys(c for c in cites if c)),
+              PUBLISHED["source"]]
     return "\n".join(lines)
 
 
