@@ -20,7 +20,8 @@ def _secs(value: float) -> str:
 def format_summary(summary: dict[str, Any]) -> str:
     lines = [
         f"eval {summary['eval_id']}" + (f" ({summary['name']})" if summary["name"] else "")
-        + f" · {summary['status']} · {summary['mode']}",
+        + f" · {summary['status']} · {summary['mode']}"
+        + (f" · preset {summary['preset']}" if summary.get("preset") else ""),
         f"questions: {summary['done']} of {summary['questions']} done · "
         f"{summary['failed']} failed · {summary['degraded']} degraded (LLM failures) · "
         f"source {summary['source']}" + (f" split {summary['split']}" if summary["split"]
@@ -52,17 +53,54 @@ def format_summary(summary: dict[str, Any]) -> str:
         rows = [[step, _secs(s["median"]), _secs(s["mean"]), _secs(s["max"])]
                 for step, s in summary["latency"].items()]
         lines.append(format_table(["step latency", "median", "mean", "max"], rows))
+    lines += _paper_lines(summary)
     llm = summary["llm"]
     lines.append("")
+    split = (f" ({llm['input_per_question']:.0f} sent, {llm['output_per_question']:.0f} "
+             "received)") if "input_per_question" in llm else ""
     lines.append(f"LLM: {llm['prompts_per_question']:.1f} prompts and "
-                 f"{llm['tokens_per_question']:.0f} tokens per question; "
+                 f"{llm['tokens_per_question']:.0f} tokens per question{split}; "
                  f"{llm['new_calls']} calls sent in this store, "
                  f"{llm['prompts'] - llm['new_calls']} answered from the cache")
+    overflows = llm.get("overflows")
+    if overflows is not None and summary.get("reranker", "none") != "none":
+        lines.append(f"step 8 context overflows: {overflows['full']} questions with full "
+                     f"descriptions (a), {overflows['related']} with the query's relations "
+                     "only (b)")
     return "\n".join(lines)
 
 
 def _kind(kind: str) -> str:
     return "unusable replies" if kind == "unusable" else kind
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def _paper_lines(summary: dict[str, Any]) -> list[str]:
+    """The paper's per-step measures (Tables 12/14/15 and 19), where the run has them."""
+    lines: list[str] = []
+    types = summary.get("target_types")
+    if types:
+        lines += ["", format_table(
+            ["target type (%)", "invalid", "wrong"],
+            [[f"step {n} ({what})", _num(types[f"step{n}"]["invalid"]),
+              _num(types[f"step{n}"]["wrong"])]
+             for n, what in ((1, "predicted"), (2, "the Cypher's RETURN"))])]
+        if summary.get("replay"):
+            lines.append("(a replay takes step 1's type from the question set)")
+    grounding = summary.get("grounding")
+    if grounding:
+        lines += ["", format_table(
+            ["steps 1-5 processed", "precision", "specificity", "steps 1-6 >0 retrievals",
+             "hit@20", "recall@20"],
+            [[_num(grounding["processed"]), _num(grounding["precision"]),
+              _num(grounding["specificity"]), _num(grounding["retrieved"]),
+              _num(grounding["hit@20"]), _num(grounding["recall@20"])]]),
+            "(the paper's Table 19: percent; precision and the 1-6 metrics over the "
+            "questions with a grounded answer)"]
+    return lines
 
 
 def _rerank_note(summary: dict[str, Any]) -> str:

@@ -27,7 +27,7 @@ ASK_SETTINGS = (
     "ask.k", "af.l_max", "af.alpha", "af.mode", "af.use_edge_types", "ask.method",
     "af.ranking", "rerank.method", "rerank.concurrency", "llm.base_url", "llm.model",
     "llm.offline", "llm.use_cache", "prompts.dir", "ask.log", "af.fix", "af.repair",
-    "af.weak_vss", "vectors.exact_search",
+    "af.weak_vss", "vectors.exact_search", "ask.preset", "af.hide_types",
 )
 STEP_MODEL, STEP_EFFORT = "--step-model", "--effort"
 
@@ -57,6 +57,10 @@ def setting_option(setting: Setting, *, flag: str | None = None,
         return click.option(*names, _param(setting.path), is_flag=True, default=None,
                             flag_value=k.flag_value, help=text)
     kind: Any = setting.kind
+    if setting.many:  # repeatable; unset unless given at least once
+        return click.option(*names, _param(setting.path), multiple=True, default=None,
+                            type=click.Choice(setting.choices) if setting.choices else kind,
+                            metavar=k.metavar, help=text)
     if setting.choices:
         kind = click.Choice(setting.choices)
     elif k.directory:
@@ -75,7 +79,7 @@ def _step_options() -> list[Callable]:
                      help="Model for one step (target, cypher, rerank); repeatable. "
                           "Default: the settings file, else --llm-model."),
         click.option(STEP_EFFORT, "step_efforts", multiple=True, metavar="STEP=LEVEL",
-                     help="Reasoning effort for one step (minimal/low/medium/high); "
+                     help="Reasoning effort for one step (none/minimal/low/medium/high); "
                           "repeatable. Default: the settings file, else target=medium "
                           "cypher=medium rerank=low."),
     ]
@@ -98,7 +102,8 @@ def settings_options(paths: Sequence[str] = ASK_SETTINGS, *,
         @handle_errors  # a bad --effort is a one-line error like any other
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             values = {p: kwargs.pop(_param(p)) for p in paths}
-            chosen = {p: v for p, v in values.items() if given(_param(p)) and v is not None}
+            chosen = {p: v for p, v in values.items() if given(_param(p)) and v is not None
+                      and v != ()}
             if steps:
                 chosen.update(step_pairs(kwargs.pop("step_models"), "model", STEP_MODEL))
                 chosen.update(step_pairs(kwargs.pop("step_efforts"), "effort", STEP_EFFORT,

@@ -199,7 +199,10 @@ class QueryGraph:
                 {
                     "var": s.var,
                     "label": s.label,
-                    "constant": s.is_constant,
+                    # a related target stays a variable (afr.cypher.resolve)
+                    "constant": s.is_constant and not (
+                        s.var == self.target and any(
+                            self.target in (t.head, t.tail) for t in self.triplets)),
                     "conditions": [
                         {"attribute": c.attribute, "op": c.op, "value": val(c.value)}
                         for c in s.conditions

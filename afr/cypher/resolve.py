@@ -34,6 +34,9 @@ class ResolvedSymbol:
     # The name conditions that are substring matches (``name CONTAINS 'x'``, STARTS WITH,
     # ENDS WITH): filters in step 4 when some node's name or alias satisfies them.
     name_patterns: list[Condition] = field(default_factory=list)
+    # A related target's name conditions: they narrow its grounded answers (step 6), they
+    # do not make it a constant (``_keep_target_variable``).
+    target_names: list[Condition] = field(default_factory=list)
 
     @property
     def is_constant(self) -> bool:
@@ -65,6 +68,10 @@ class ResolvedQuery:
         if self.target and self.target in self.symbols:
             return self.symbols[self.target].node_type
         return None
+
+
+def _name_conditions(conditions: list[Condition]) -> list[Condition]:
+    return [c for c in conditions if name_search_strings(c)]
 
 
 def _search_strings(conditions: list[Condition]
@@ -119,7 +126,23 @@ def resolve(graph: QueryGraph, schema: SkbSchema, *, mode: Mode = "strict",
             t.head, t.edge, walked, t.tail, t.directed, t.min_hops, t.max_hops,
         ))
     _keep_target_component(out)
+    _keep_target_variable(out, graph)
     return out
+
+
+def _keep_target_variable(query: ResolvedQuery, graph: QueryGraph) -> None:
+    """A target that a triplet relates to other symbols stays a variable, whatever name or
+    title condition it carries (``(a:author {name: "X"})-[:writes]->(y:paper) WHERE
+    y.title CONTAINS "failure"``): its answers are what the relations ground, and the
+    name only narrows them. Made a constant, it would be searched by that name like a
+    named entity, and papers of similarly named authors would come first. A target with no
+    triplet is the whole query: its name is what the question asks for, and it stays a
+    constant."""
+    target = query.symbols.get(query.target or "")
+    if target is None or not target.search_strings or not query.triplets:
+        return
+    target.target_names = _name_conditions(graph.symbols[target.var].conditions)
+    target.search_strings, target.name_patterns = [], []
 
 
 def _has_direction(schema: SkbSchema, edge_type: str | None) -> bool:

@@ -11,6 +11,12 @@ from typing import Any
 from afr.errors import AfrError
 from afr.evaluate.eval_runs import EvalRun, find_eval_run, load_results, load_variants
 from afr.evaluate.metrics import METRICS, mean_metrics
+from afr.evaluate.paper_stats import (
+    grounding_stats,
+    overflow_counts,
+    target_type_accuracy,
+    token_split,
+)
 from afr.evaluate.variants import FINAL, VARIANTS, variant_names
 from afr.llm.fallback import UNUSABLE
 from afr.methods.af.repair import OUTCOMES
@@ -152,6 +158,8 @@ def summarize(store: Store, run: EvalRun) -> dict[str, Any]:
         "prompts": sum(r["llm_prompts"] or 0 for r in results),
         "new_calls": sum(r["llm_new_calls"] or 0 for r in results),
         "tokens": sum(r["llm_tokens"] or 0 for r in results),
+        **token_split(results),
+        "overflows": overflow_counts(results),
     }
     return {
         "eval_id": run.eval_id, "name": run.name, "source": run.settings.source,
@@ -164,6 +172,9 @@ def summarize(store: Store, run: EvalRun) -> dict[str, Any]:
         "degraded": sum(r["status"] == "degraded" for r in results),
         "metrics": metrics, "latency": latency, "llm": llm,
         "outcomes": outcome_counts(results),
+        "preset": _stored(run, "ask.preset"),
+        "target_types": target_type_accuracy(results),
+        "grounding": grounding_stats(results, variants),
     }
 
 

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from afr.cypher import parse_cypher
 from afr.errors import AfrError
 from afr.evaluate.eval_runs import EvalRun, claim_eval_run, set_status
 from afr.evaluate.metrics import question_metrics
@@ -33,6 +34,7 @@ from afr.evaluate.variants import FINAL, AskedAs, VariantMaker, variant_names
 from afr.llm.fallback import LOST as LOST_TO_LLM
 from afr.pipeline.result import AskResult
 from afr.store.base import Store
+from afr.store.skb import SkbSchema
 
 Note = Callable[[str], None]
 MAX_LLM_FAILURES = 5
@@ -297,7 +299,9 @@ class Evaluator:
             "llm_new_calls": r.llm_new_calls if r is not None else 0,
             "llm_tokens": r.llm_tokens_all if r is not None else 0,
             "outcome": r.outcome if r is not None else "failed",
-            "steps": json.dumps(question_steps(r) if r is not None else None),
+            "steps": json.dumps(question_steps(r, q.extras.get("target_type") or None,
+                                               self.store.skb_schema())
+                                if r is not None else None),
         }
 
         def write() -> None:  # deletes first: safe to repeat after a lost connection
@@ -346,18 +350,44 @@ class _Feed:
             return next(self._items, None)
 
 
-def question_steps(result: AskResult) -> dict[str, Any]:
-    """What the LLM steps of one question did, as ``eval_results.steps`` keeps it: how
-    steps 1–2 were written, whether step 8 reranked (and its replies, and how many of them
-    could not be used), and the fallbacks (step, kind)."""
+def question_steps(result: AskResult, gold_type: str | None = None,
+                   schema: SkbSchema | None = None) -> dict[str, Any]:
+    """What the steps of one question did, as ``eval_results.steps`` keeps it: how steps
+    1–2 were written, whether step 8 reranked (and its replies, and how many of them could
+    not be used), and the fallbacks (step, kind); the tokens
+    sent and received, the step-8 prompts that did not fit the context (the paper's Table
+    7); the answer type step 1 predicted and the Cypher's RETURN names, beside the question
+    set's (Tables 12, 14, 15); the query graph's triplets and constants (Table 19's
+    "processed")."""
     af = result.af
-    return {
+    steps: dict[str, Any] = {
         "formalized": af.formalized.by if af is not None else None,
         "reranked": result.reranked,
         "rerank_replies": result.rerank_replies,
         "rerank_unusable": result.rerank_unusable,
         "fallbacks": [{"step": f.step, "kind": f.kind} for f in result.fallbacks],
+        "tokens": {"input": result.llm_input_tokens, "output": result.llm_output_tokens},
+        "overflows": list(result.rerank_overflows),
     }
+    if af is not None:
+        resolved = af.grounded.resolved
+        steps["types"] = {"gold": gold_type, "step1": af.formalized.target_type,
+                          "step2": cypher_target_type(af.cypher, schema)}
+        steps["graph"] = {"triplets": len(resolved.triplets),
+                          "constants": sum(s.is_constant
+                                           for s in resolved.symbols.values())}
+    return steps
+
+
+def cypher_target_type(cypher: str, schema: SkbSchema | None) -> str | None:
+    """The node type the Cypher's RETURN variable is labelled with, as written (None: no
+    label, or, given the ``schema``, none of its types): the target type "parsed from the
+    Cypher query" (the paper's step-2 columns)."""
+    graph = parse_cypher(cypher or "")
+    symbol = graph.symbols.get(graph.target or "")
+    if symbol is None or not symbol.label:
+        return None
+    return schema.node_type(symbol.label) if schema is not None else symbol.label
 
 
 def _progress_bar(total: int, initial: int, enabled: bool):

@@ -234,7 +234,8 @@ class VariantMaker:
             query_vector(pipe.store, pipe.session.embedder, question)
         types = answer_types(result.target_type, pipe.session.schema)
         return [c.node_id for c in recombine(pipe.store, result.strands, qvec, types,
-                                             pipe.settings.ask.k, alpha)]
+                                             pipe.settings.ask.k, alpha,
+                                             result.af.rank_input if result.af else None)]
 
     def _rerank(self, question: str, result: AskResult, method: str) -> list[int]:
         before = [c.node_id for c in result.strands.final]

@@ -59,7 +59,8 @@ _Leaf = tuple[str | None, GTriplet, bool]
 class _Builder:
     def __init__(self, query: GroundingQuery, schema_directed: EdgeDirections | bool,
                  l_max: int, adjacency: bool = False,
-                 endpoints: EdgeEndpoints | None = None, presence: bool = False) -> None:
+                 endpoints: EdgeEndpoints | None = None, presence: bool = False,
+                 rule: str = "reference") -> None:
         self.q = query
         # Walk the store's adjacency lists (edge_lists) rather than its edges table.
         self.adjacency = adjacency
@@ -67,7 +68,7 @@ class _Builder:
         self.presence = presence and not adjacency
         self.endpoints = endpoints
         self.directed = EdgeDirections.of(schema_directed)
-        self.schedule = scope_schedule(l_max)
+        self.schedule = scope_schedule(l_max, rule)
         self.params: dict[str, Any] = {}
         self.ctes: list[dict[str, Any]] = []
         self.n = 0
@@ -283,15 +284,16 @@ class _Builder:
 def compile_grounding(query: GroundingQuery, *, schema_directed: EdgeDirections | bool,
                       sql: Callable[..., list[str]], k: int = 20, l_max: int = 100,
                       adjacency: bool = False, endpoints: EdgeEndpoints | None = None,
-                      presence: bool = False) -> CompiledGrounding:
+                      presence: bool = False, rule: str = "reference") -> CompiledGrounding:
     """The grounding's statements; ``sql`` renders a template for the store that will run
     them (``store.sql``); ``adjacency``: the store has adjacency lists to walk
     (``Store.has_edge_lists``); ``endpoints``: which node types its edge types connect
     (``afr.ground.run.edge_endpoints``), so that implied type checks are left out;
     ``presence``: the store records which edges each node has (``edge_presence``,
-    ``Store.has_edge_presence``) for the "has some neighbour" checks."""
+    ``Store.has_edge_presence``) for the "has some neighbour" checks; ``rule``: the scope
+    schedule (``afr.ground.schedule``)."""
     symbols, triplets = target_component(query.target, query.triplets)
-    builder = _Builder(query, schema_directed, l_max, adjacency, endpoints, presence)
+    builder = _Builder(query, schema_directed, l_max, adjacency, endpoints, presence, rule)
     if is_tree(symbols, triplets):
         result = builder.tree(query.target, None, triplets)
         statements = sql("ground/tree.sql", ctes=builder.ctes, result=result,

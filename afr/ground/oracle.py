@@ -94,10 +94,11 @@ def ground_level(graph: Graph, query: GroundingQuery, level: int,
 
 def oracle_ground(edges: Iterable[tuple[int, str, int]], node_types: dict[int, str],
                   query: GroundingQuery, *, k: int, l_max: int,
-                  directed_skb: EdgeDirections | bool, graph: Graph | None = None) -> GroundingResult:
+                  directed_skb: EdgeDirections | bool, graph: Graph | None = None,
+                  rule: str = "reference") -> GroundingResult:
     started = time.perf_counter()
     graph = graph or Graph(edges, node_types, directed_skb)
-    schedule = scope_schedule(l_max)
+    schedule = scope_schedule(l_max, rule)
     first_seen: dict[int, int] = {}
     for level in schedule:
         for node in ground_level(graph, query, level, schedule):

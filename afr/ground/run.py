@@ -28,28 +28,29 @@ STAGES = (8, 27)
 
 
 def ground(store: Store, query: GroundingQuery, *, k: int = 20, l_max: int = 100,
-           stages: Sequence[int] = STAGES) -> GroundingResult:
+           stages: Sequence[int] = STAGES, rule: str = "reference") -> GroundingResult:
     """Answers with their scope levels, cut at the first level with ≥ k of them.
 
     An answer's level only depends on candidates up to that level, so grounding with each
     constant's candidates of levels ≤ s yields exactly the answers of levels ≤ s; when
     they are already ≥ k, the stop rule fires there and the result is the one of the full
     grounding, without expanding hubs for candidates it never needs. ``stages``: the
-    bounds s tried in turn before the full grounding."""
+    bounds s tried in turn before the full grounding. ``rule``: the scope schedule
+    (``afr.ground.schedule``)."""
     started = time.perf_counter()
     directed = edge_directions(store)
-    schedule = scope_schedule(l_max)
+    schedule = scope_schedule(l_max, rule)
     for bound in stages:
         staged = _stage(query, schedule, bound)
         if staged is None:
             continue
-        answers, compiled = _answers(store, staged, directed, k, l_max)
+        answers, compiled = _answers(store, staged, directed, k, l_max, rule)
         kept, final = cut_at_k(answers, schedule, k)
         if len(kept) >= k:
             return GroundingResult(kept, final, schedule, sql=compiled.statements,
                                    seconds=time.perf_counter() - started,
                                    params=compiled.params, cyclic=compiled.cyclic)
-    answers, compiled = _answers(store, query, directed, k, l_max)
+    answers, compiled = _answers(store, query, directed, k, l_max, rule)
     kept, final = cut_at_k(answers, schedule, k)
     return GroundingResult(kept, final, schedule, sql=compiled.statements,
                            seconds=time.perf_counter() - started,
@@ -93,12 +94,12 @@ def edge_endpoints(store: Store) -> EdgeEndpoints | None:
     return store.fact("edge_endpoints", read)
 
 
-def _answers(store: Store, query: GroundingQuery, directed: EdgeDirections, k: int, l_max: int
-             ) -> tuple[list[tuple[int, int]], CompiledGrounding]:
+def _answers(store: Store, query: GroundingQuery, directed: EdgeDirections, k: int, l_max: int,
+             rule: str) -> tuple[list[tuple[int, int]], CompiledGrounding]:
     compiled = compile_grounding(query, schema_directed=directed, sql=store.sql,
                                  k=k, l_max=l_max, adjacency=store.has_edge_lists(),
                                  endpoints=edge_endpoints(store),
-                                 presence=store.has_edge_presence())
+                                 presence=store.has_edge_presence(), rule=rule)
     rows = _run_cyclic(store, compiled, query) if compiled.cyclic else store.query_with_columns(
         compiled.statements[-1], _params(compiled.statements[-1], compiled.params))[1]
     return [(int(node), int(level)) for node, level in rows], compiled
@@ -125,14 +126,15 @@ def provenance_links(query: GroundingQuery, schedule: list[int]
 
 
 def witnesses(store: Store, query: GroundingQuery, answers: list[tuple[int, int]], *,
-              l_max: int = 100) -> dict[int, dict[str, list[dict[str, int]]]]:
+              l_max: int = 100, rule: str = "reference"
+              ) -> dict[int, dict[str, list[dict[str, int]]]]:
     """Which named entities link each answer: for every single-hop triplet between the
     target and a constant, up to three of the constant's candidates next to the answer that
     were in scope at the answer's level (``node``, ``rank``, ``level``). Longer paths are
     not expanded here: their constants' candidates are in ``run_symbols``."""
     if not answers:
         return {}
-    schedule = scope_schedule(l_max)
+    schedule = scope_schedule(l_max, rule)
     directed = edge_directions(store)
     out: dict[int, dict[str, list[dict[str, int]]]] = {node: {} for node, _ in answers}
     params: dict[str, object] = {"ids": [n for n, _ in answers],

@@ -67,6 +67,8 @@ class QuestionLLM:
         self.client = client
         self.stats = client.stats
         self.calls = self.new_calls = self.tokens = self.new_tokens = 0
+        # all calls' tokens, cached replies included, split as sent and received
+        self.input_tokens = self.output_tokens = 0
         self._lock = threading.Lock()  # the pointwise/pairwise reranker calls from threads
         self.budget = WaitBudget.for_question(client.config.timeout_s) \
             if isinstance(client, LLMClient) else None
@@ -79,6 +81,8 @@ class QuestionLLM:
         with self._lock:
             self.calls += 1
             self.tokens += used
+            self.input_tokens += reply.prompt_tokens or 0
+            self.output_tokens += reply.completion_tokens or 0
             if not reply.cached:
                 self.new_calls += 1
                 self.new_tokens += used

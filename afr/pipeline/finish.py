@@ -16,6 +16,7 @@ from afr.pipeline.runs import write_run
 from afr.retrieval.candidate import Candidate
 from afr.retrieval.timing import Timer
 from afr.store.base import NodeDetails
+from afr.vectors.documents import CAPPED, PAPER_CAPS
 from afr.vectors.search import save_query_vectors
 
 STEP_8 = "step 8"
@@ -32,6 +33,7 @@ class Reranked:
     notes: tuple[str, ...] = ()
     fallback: Fallback | None = None
     replies: int = 0
+    overflows: tuple[str, ...] = ()  # "full", "related": which descriptions did not fit
 
 
 def rerank_list(llm: Any, session: Session, question: str, candidates: Sequence[Candidate],
@@ -55,7 +57,9 @@ def rerank_list(llm: Any, session: Session, question: str, candidates: Sequence[
                              concurrency=settings.rerank.concurrency,
                              model=settings.llm.steps.rerank.model,
                              effort=settings.llm.steps.rerank.effort,
-                             prompts_dir=settings.prompts.dir)
+                             prompts_dir=settings.prompts.dir,
+                             caps=PAPER_CAPS if settings.rerank.documents == "paper"
+                             else CAPPED)
     except LLMError as exc:
         timer.timings["8_llm_failed"] = timer.timings.pop("8_rerank", 0.0)
         return Reranked(fallback=Fallback.of(exc, STEP_8, KEPT_ORDER))
@@ -69,8 +73,11 @@ def rerank_list(llm: Any, session: Session, question: str, candidates: Sequence[
     if outcome.unparsed:
         notes += (f"step 8: {outcome.unparsed} of {outcome.replies} rerank replies could not "
                   "be read; their candidates kept the retrieval order",)
+    overflows = tuple(name for name, hit in (("full", outcome.overflow_full),
+                                             ("related", outcome.overflow_related)) if hit)
     return Reranked({node: pos for pos, node in enumerate(outcome.order, 1)},
-                    outcome.prompts, outcome.unparsed, notes, replies=outcome.replies)
+                    outcome.prompts, outcome.unparsed, notes, replies=outcome.replies,
+                    overflows=overflows)
 
 
 def finish(session: Session, question: Question, found: Retrieved, turn: Turn, *,
@@ -94,7 +101,9 @@ def finish(session: Session, question: Question, found: Retrieved, turn: Turn, *
         llm.new_tokens if llm else 0, llm.tokens if llm else 0, reranked.prompts,
         reranked.unusable, rerank_replies=reranked.replies,
         reranked=reranked.positions is not None, dense_from=session.dense_from,
-        logged=settings.ask.log)
+        logged=settings.ask.log, llm_input_tokens=llm.input_tokens if llm else 0,
+        llm_output_tokens=llm.output_tokens if llm else 0,
+        rerank_overflows=reranked.overflows)
     if settings.ask.log:
         try:
             write_run(store, result, eval_id=eval_id, question_id=question_id)

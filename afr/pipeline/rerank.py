@@ -20,7 +20,7 @@ from afr.llm.client import ContextLengthError
 from afr.llm.prompts import render_messages
 from afr.store.base import Store
 from afr.text import strip_reasoning
-from afr.vectors.documents import build_documents
+from afr.vectors.documents import CAPPED, DocumentCaps, build_documents
 
 SHRINK_LEVELS = ("relations", "related_relations", "no_relations", "short")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -34,6 +34,10 @@ class RerankOutcome:
     replies: int = 0  # replies received
     unparsed: int = 0  # replies that named no candidate (or no score): unusable
     notes: list[str] = field(default_factory=list)
+    # the paper's Table 7: (a) a prompt with full descriptions did not fit the context;
+    # (b) one with only the relations to the query's names did not fit either
+    overflow_full: bool = False
+    overflow_related: bool = False
 
     @property
     def usable(self) -> int:
@@ -44,8 +48,9 @@ class _Descriptions:
     """Node descriptions at each shrink level, built lazily from the store."""
 
     def __init__(self, store: Store, ids: Sequence[int], keep_names: set[str],
-                 with_relations: bool) -> None:
+                 with_relations: bool, caps: DocumentCaps = CAPPED) -> None:
         self.store, self.ids, self.keep_names = store, list(ids), keep_names
+        self.caps = caps
         self.level = 0 if with_relations else 2
         self._cache: dict[int, dict[int, str]] = {}
         # The pointwise reranker's threads share one shrink level.
@@ -59,17 +64,17 @@ class _Descriptions:
 
     def _build(self, level: int) -> dict[int, str]:
         if level == 0:
-            return build_documents(self.store, self.ids, "doc_rel")
+            return build_documents(self.store, self.ids, "doc_rel", caps=self.caps)
         if level == 1:
-            full = build_documents(self.store, self.ids, "doc_rel")
-            base = build_documents(self.store, self.ids, "doc")
+            full = build_documents(self.store, self.ids, "doc_rel", caps=self.caps)
+            base = build_documents(self.store, self.ids, "doc", caps=self.caps)
             out = {}
             for i, text in full.items():
                 extra = [ln for ln in text[len(base.get(i, "")):].splitlines()
                          if any(n in ln.lower() for n in self.keep_names)]
                 out[i] = base.get(i, "") + ("\nrelations:\n" + "\n".join(extra) if extra else "")
             return out
-        base = build_documents(self.store, self.ids, "doc")
+        base = build_documents(self.store, self.ids, "doc", caps=self.caps)
         return base if level == 2 else {i: t[:400] for i, t in base.items()}
 
     def shrink(self, failed_level: int) -> bool | None:
@@ -94,6 +99,8 @@ def _with_shrinking(desc: _Descriptions, call: Callable[[], object],
         try:
             return call()
         except ContextLengthError:
+            outcome.overflow_full = outcome.overflow_full or level == 0
+            outcome.overflow_related = outcome.overflow_related or level == 1
             shrunk = desc.shrink(level)
             if shrunk is False:
                 raise
@@ -105,13 +112,14 @@ def _with_shrinking(desc: _Descriptions, call: Callable[[], object],
 def rerank(client: LLMClient, store: Store, question: str, ids: Sequence[int], *,
            method: str, node_types: dict[int, str], keep_names: set[str] | None = None,
            with_relations: bool = True, concurrency: int = 8, model: str | None = None,
-           effort: str | None = None, prompts_dir: str | None = None) -> RerankOutcome:
+           effort: str | None = None, prompts_dir: str | None = None,
+           caps: DocumentCaps = CAPPED) -> RerankOutcome:
     ids = list(ids)
     outcome = RerankOutcome(order=ids)
     if method == "none" or len(ids) <= 1:
         return outcome
     desc = _Descriptions(store, ids, {n.lower() for n in (keep_names or set()) if len(n) > 2},
-                         with_relations)
+                         with_relations, caps)
     local = {i + 1: node for i, node in enumerate(ids)}  # short ids the LLM sees
 
     def item(local_id: int) -> dict:

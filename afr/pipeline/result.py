@@ -63,6 +63,9 @@ class AskResult:
     reranked: bool = False  # step 8 gave the order: a reply named a candidate (or k = 1)
     dense_from: str = ""  # where the fusion's dense weight (settings.ranking.dense) came from
     logged: bool = False  # its rows are in the run log
+    llm_input_tokens: int = 0  # of all calls (cached included): sent …
+    llm_output_tokens: int = 0  # … and received
+    rerank_overflows: tuple[str, ...] = ()  # step 8 prompts that did not fit: full, related
 
     # -- what every method has --------------------------------------------------------
 

@@ -30,7 +30,7 @@ _PREFIX = re.compile(r"^[0-9A-Za-z]+$")
 
 def write_run(store: Store, result: AskResult, *, eval_id: str | None = None,
               question_id: str | None = None) -> None:
-    schedule = scope_schedule(result.settings.af.l_max)
+    schedule = scope_schedule(result.settings.af.l_max, result.settings.af.schedule)
     sym_rows: dict[str, list] = {"symbols": [], "node_ids": [], "ranks": [], "levels": [],
                                  "scores": []}
     for var, cands in result.symbols.items():

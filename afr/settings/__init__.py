@@ -14,6 +14,7 @@ from pathlib import Path
 
 from afr.settings.files import SettingsError, config_path
 from afr.settings.knobs import Knob, Setting, by_path, leaves
+from afr.settings.presets import PRESETS, preset_values
 from afr.settings.resolve import (
     Resolved,
     build,
@@ -32,6 +33,7 @@ from afr.settings.tree import (
     FUSIONS,
     LLM_STEPS,
     METHODS,
+    PRESET_NAMES,
     RANKINGS,
     RERANKERS,
     STEMMERS,
@@ -73,11 +75,13 @@ def cache_dir(store: StoreSettings) -> Path:
 
 
 __all__ = [
-    "EFFORTS", "ENVIRONMENT", "FUSIONS", "LLM_STEPS", "METHODS", "RANKINGS", "RERANKERS",
-    "STEMMERS", "AfSettings", "AskSettings", "BM25Settings", "EmbedSettings", "KarSettings", "Knob",
+    "EFFORTS", "ENVIRONMENT", "FUSIONS", "LLM_STEPS", "METHODS", "PRESET_NAMES", "RANKINGS",
+    "RERANKERS", "STEMMERS",
+    "AfSettings", "AskSettings", "BM25Settings", "EmbedSettings", "KarSettings", "Knob",
     "LLMSettings", "PromptSettings", "RankingSettings", "RerankSettings", "Resolved",
     "SageSettings", "Setting", "Settings", "SettingsError", "StepLLMSettings",
     "StoreSettings", "VectorSettings", "build", "by_path", "cache_dir", "config_path",
-    "debug_enabled", "differences", "flatten", "leaves", "resolve_settings",
+    "PRESETS", "debug_enabled", "differences", "flatten", "leaves", "preset_values",
+    "resolve_settings",
     "sections", "stored_tree", "to_dict", "value_at", "with_stored", "with_values",
 ]

@@ -54,14 +54,18 @@ class Setting:
     path: str  # "af.l_max"
     name: str
     default: Any
-    kind: type  # int, float, bool or str
+    kind: type  # int, float, bool or str (of each item, when ``many``)
     optional: bool  # None is a value
     choices: tuple[str, ...] | None
     knob: Knob
+    many: bool = False  # a tuple of such values (``tuple[str, ...]``)
 
 
 def _leaf_type(annotation: Any) -> tuple[type, bool, tuple[str, ...] | None]:
-    """(base type, None allowed, choices) of a field's annotation."""
+    """(base type, None allowed, choices) of a field's annotation (of its items, for a
+    ``tuple[X, ...]``: ``_many``)."""
+    if _many(annotation):
+        return _leaf_type(get_args(annotation)[0])
     optional = False
     args = get_args(annotation)
     if get_origin(annotation) in (typing.Union, types.UnionType) and type(None) in args:
@@ -73,6 +77,12 @@ def _leaf_type(annotation: Any) -> tuple[type, bool, tuple[str, ...] | None]:
     if annotation in (int, float, bool, str):
         return annotation, optional, None
     raise TypeError(f"unsupported settings type {annotation!r}")
+
+
+def _many(annotation: Any) -> bool:
+    """Whether a field holds any number of values: ``tuple[X, ...]``."""
+    args = get_args(annotation)
+    return get_origin(annotation) is tuple and len(args) == 2 and args[1] is Ellipsis
 
 
 @cache
@@ -95,7 +105,7 @@ def _leaves(tree: type, defaults: Any, prefix: str) -> list[Setting]:
             continue
         kind, optional, choices = _leaf_type(annotation)
         out.append(Setting(path, f.name, default, kind, optional, choices,
-                           f.metadata["knob"]))
+                           f.metadata["knob"], _many(annotation)))
     return out
 
 

@@ -1,4 +1,4 @@
-"""Resolving the settings tree: flags > environment > settings file > defaults.
+"""Resolving the settings tree: flags > environment > settings file > preset > defaults.
 
 ``resolve_settings`` is called once, where a command starts (the CLI, ``afr.ask``, a bench
 script), and its ``Settings`` are passed down: nothing below reads the environment or the
@@ -20,6 +20,7 @@ from typing import Any
 from afr.settings import legacy
 from afr.settings.files import SettingsError, config_path, read_file
 from afr.settings.knobs import Setting, by_path, leaves
+from afr.settings.presets import preset_values
 from afr.settings.tree import LLM_STEPS, Settings
 
 DEFAULT = "default"
@@ -38,21 +39,28 @@ def resolve_settings(flags: Mapping[str, Any] | None = None, *,
                      environ: Mapping[str, str] | None = None, use_file: bool = True
                      ) -> Resolved:
     """The settings tree from ``flags`` (dotted path → value, only what the user gave),
-    the environment, the settings file and the defaults."""
+    the environment, the settings file, the preset those name (``ask.preset``:
+    ``afr.settings.presets``) and the defaults."""
     environ = os.environ if environ is None else environ
     known = by_path(Settings)
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     path = config_path(environ) if use_file else None
-    if path is not None:
-        _take(values, sources, _from_file(path, known, environ), f"file {path}")
-    _take(values, sources, _from_environment(known, environ), None)
+    from_file = _from_file(path, known, environ) if path is not None else {}
+    from_env = _from_environment(known, environ)
     for p in flags or {}:
         if p not in known:
             raise SettingsError(f"no setting {p!r}")
-    _take(values, sources, {p: (_check(known, p, v, f"flag {_flag(known, p)}"),
-                                f"flag {_flag(known, p)}")
-                            for p, v in (flags or {}).items()}, None)
+    from_flags = {p: (_check(known, p, v, f"flag {_flag(known, p)}"), f"flag {_flag(known, p)}")
+                  for p, v in (flags or {}).items()}
+    preset = next((layer["ask.preset"][0] for layer in (from_flags, from_env, from_file)
+                   if "ask.preset" in layer), None)
+    if preset is not None:
+        _take(values, sources, {p: (_check(known, p, v, f"preset {preset}"), None)
+                                for p, v in preset_values(preset).items()}, f"preset {preset}")
+    _take(values, sources, from_file, f"file {path}")
+    _take(values, sources, from_env, None)
+    _take(values, sources, from_flags, None)
     if "store.cache_dir" not in values:  # a default that depends on the environment
         xdg = environ.get("XDG_CACHE_HOME")
         base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
@@ -112,7 +120,11 @@ def _from_environment(known: Mapping[str, Setting], environ: Mapping[str, str]
 
 
 def _parse(setting: Setting, text: str, name: str) -> Any:
-    """An environment variable's text as the setting's type."""
+    """An environment variable's text as the setting's type (comma-separated items for a
+    setting of many values)."""
+    if setting.many:
+        one = dataclasses.replace(setting, many=False)
+        return tuple(_parse(one, item, name) for item in text.split(",") if item.strip())
     try:
         if setting.kind is bool:
             lowered = text.strip().lower()
@@ -130,12 +142,17 @@ def _check(known: Mapping[str, Setting], path: str, value: Any, where: str) -> A
     s = known[path]
     if value is None and s.optional:
         return None
+    if s.many:
+        if not isinstance(value, list | tuple):
+            raise SettingsError(f"{_label(where, path)} has the wrong type (want a list of "
+                                f"{s.kind.__name__})")
+        one = {**known, path: dataclasses.replace(s, many=False)}
+        return tuple(_check(one, path, item, where) for item in value)
     kind = s.kind
     ok = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         value, ok = float(value), True
-    label = where if where.startswith(("flag", "AFR_", "OPENAI_", "the stored")) or \
-        where.isupper() else f"{where}: {path}"
+    label = _label(where, path)
     if not ok:
         raise SettingsError(f"{label} has the wrong type (want {kind.__name__})")
     if s.choices is not None and value not in s.choices:
@@ -147,6 +164,11 @@ def _check(known: Mapping[str, Setting], path: str, value: Any, where: str) -> A
     if s.knob.url and not str(value).startswith(("http://", "https://")):
         raise SettingsError(f"{label} must be an http:// or https:// URL, not {value!r}")
     return value
+
+
+def _label(where: str, path: str) -> str:
+    return where if where.startswith(("flag", "AFR_", "OPENAI_", "the stored")) or \
+        where.isupper() else f"{where}: {path}"
 
 
 def _bounds(s: Setting) -> str:
@@ -211,7 +233,7 @@ def to_dict(settings: Settings) -> dict[str, Any]:
         *parents, last = s.path.split(".")
         for part in parents:
             node = node.setdefault(part, {})
-        node[last] = value
+        node[last] = list(value) if s.many else value  # as JSON keeps it
     return out
 
 

@@ -20,7 +20,9 @@ RANKINGS: tuple[str, ...] = get_args(Ranking)
 Reranker = Literal["pairwise", "listwise", "pointwise", "none"]
 RERANKERS: tuple[str, ...] = get_args(Reranker)
 Mode = Literal["strict", "lenient"]
-Effort = Literal["minimal", "low", "medium", "high"]
+Documents = Literal["capped", "paper"]
+Overflow = Literal["query_names", "candidates"]
+Effort = Literal["none", "minimal", "low", "medium", "high"]
 EFFORTS: tuple[str, ...] = get_args(Effort)
 Fusion = Literal["rrf", "linear"]
 FUSIONS: tuple[str, ...] = get_args(Fusion)
@@ -33,6 +35,11 @@ Stemmer = Literal[
     "norwegian", "persian", "polish", "portuguese", "romanian", "russian", "serbian",
     "sesotho", "spanish", "swedish", "tamil", "turkish", "yiddish"]
 STEMMERS: tuple[str, ...] = get_args(Stemmer)
+Preset = Literal["paper", "reference"]
+PRESET_NAMES: tuple[str, ...] = get_args(Preset)
+Schedule = Literal["reference", "paper"]
+Step6Order = Literal["level", "similarity"]
+TopupExcludes = Literal["taken", "cypher"]
 LLM_STEPS = ("target", "cypher", "rerank")
 
 
@@ -51,6 +58,11 @@ class AskSettings:
                   minimum=1, maximum=10000)
     log: bool = knob(True, "Write every ask to the run-log tables (runs, run_answers); "
                      "--no-log: do not.", flag="--no-log", flag_value=False)
+    preset: Preset | None = knob(
+        None, "paper: AF-Retriever as the paper's text describes it; reference: as the "
+        "authors' code runs it (docs/method.md). Values between afr's defaults and the "
+        "settings file: any flag, variable or file entry still wins [default: none, "
+        "afr's own choices].", flag="--preset", env=("AFR_PRESET",))
 
 
 @dataclass(frozen=True)
@@ -66,16 +78,38 @@ class AfSettings:
         "lenient: node types ignored, unknown relations match any.", flag="--mode")
     use_edge_types: bool = knob(True, "Let only the named relation satisfy a triplet "
                                 "(--no-edge-types: any relation does).",
-                                flag="--no-edge-types", flag_value=False)
+                                flag="--edge-types", flag_value=True,
+                                off_flag="--no-edge-types")
     ranking: Ranking = knob(
         "hybrid", "Steps 6–7: hybrid (graph evidence fused with similarity and BM25 from the "
         "lexical index) or paper (graph answers first by level, as published).",
         flag="--ranking")
     exact_names_first: bool = knob(True, "Exact name and alias matches lead a constant's "
                                    "candidates.")
+    name_patterns: bool = knob(True, "A name CONTAINS / STARTS WITH / ENDS WITH is a "
+                               "filter (every node whose name or alias matches, at level "
+                               "1); off: its string is searched by similarity like =.")
+    cut_first: bool = knob(False, "A constant's candidates are its top l_max by similarity "
+                           "before its attribute filters apply (the reference code's "
+                           "order); off: filters first, then the cut.")
+    schedule: Schedule = knob(
+        "reference", "Step 5's scope levels: reference (1, then l ← int(1.5·l + 0.5): 1, 2, "
+        "3, 5, 8 … 93) or paper (Algorithm 1 line 9, l ← l^1.5 + 0.5 while l < l_max, "
+        "scopes of its first ⌊l⌋ candidates: 1, 2, 4, 8, 26).")
+    step6_order: Step6Order = knob(
+        "level", "Paper ranking, step 6: level (by scope level, then similarity) or "
+        "similarity (all grounded answers by similarity to the question, Algorithm 1 line "
+        "11).")
+    topup_excludes: TopupExcludes = knob(
+        "taken", "Paper ranking, step 7: the vector top-up skips the answers already taken "
+        "(taken) or every grounded answer (cypher: Algorithm 1 line 12).")
+    hide_types: tuple[str, ...] = knob(
+        (), "Node types (and their relations) left out of the step-2 prompt, e.g. "
+        "field_of_study (the paper's Table 21); repeatable.", flag="--hide-type",
+        metavar="TYPE")
     fix: bool = knob(True, "Deterministic fixes of labels, relations, directions, "
                      "properties and RETURN before resolving (--no-fix: the Cypher as "
-                     "written).", flag="--no-fix", flag_value=False)
+                     "written).", flag="--fix", flag_value=True, off_flag="--no-fix")
     repair: bool | None = knob(
         None, "One LLM repair round for a Cypher query that cannot be read, names what the "
         "schema lacks or matches nothing [default: on when an LLM is configured, for the "
@@ -93,6 +127,15 @@ class RerankSettings:
     concurrency: int = knob(8, "Parallel LLM calls of the pointwise reranker.",
                             flag="--concurrency", minimum=1, maximum=64)
     with_relations: bool = knob(True, "Candidate descriptions carry their relations.")
+    documents: Documents = knob(
+        "capped", "capped: at most 10 names per relation, 5 per second hop, 2,000 "
+        "characters of text and 6,000 of document, second hops through a relation the node "
+        "has one of; paper: every relation (up to 1,000 names), second hops through the "
+        "1-1 / n-1 relation types, no cut.")
+    overflow: Overflow = knob(
+        "query_names", "When a prompt overflows the context, first keep the relation lines "
+        "naming a name of the query (query_names) or a retrieved candidate of the query's "
+        "other symbols (candidates: the paper's rule), then no relations.")
 
 
 @dataclass(frozen=True)

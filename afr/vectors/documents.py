@@ -7,6 +7,11 @@ Two variants, as the paper found they serve different steps:
   neighbours reached through a relation the node has exactly one of (a 1-1 or n-1 hop:
   a product's brand, a paper's venue) — capped, so hub nodes cannot explode it (step 7,
   and the reranker's node descriptions).
+
+The reranker may ask for the paper's descriptions instead (``rerank.documents =
+"paper"``, ``PAPER_CAPS``): every 1-hop relation (up to a guard of 1,000 names per
+relation) and the relations reached through relation *types* that are 1-1 or n-1 — every
+node has at most one of them — with no cut of the text or the document.
 """
 
 from __future__ import annotations
@@ -22,6 +27,25 @@ ONE_HOP_CAP = 10  # neighbour names listed per relation group
 TWO_HOP_CAP = 5
 MAX_TEXT_CHARS = 2000
 MAX_DOC_CHARS = 6000
+
+
+@dataclass(frozen=True)
+class DocumentCaps:
+    """How much of a node a ``doc_rel`` document shows (None: no cut)."""
+
+    one_hop: int = ONE_HOP_CAP  # neighbour names per relation group
+    two_hop: int = TWO_HOP_CAP  # … per group of a second hop
+    text: int | None = MAX_TEXT_CHARS
+    document: int | None = MAX_DOC_CHARS
+    # second hops through a relation the node has one of ("node"), or through a relation
+    # type every node has at most one of ("type": the paper's 1-1 / n-1 relation types)
+    second_hops: str = "node"
+
+
+CAPPED = DocumentCaps()
+NAME_GUARD = 1000  # the paper's descriptions list every neighbour, up to this many
+PAPER_CAPS = DocumentCaps(NAME_GUARD, NAME_GUARD, None, None, "type")
+
 #: Bumped whenever the documents' text changes for the same data: stores record the
 #: version their vectors were built from (the demo store is rebuilt when it differs).
 DOCUMENTS_VERSION = "2"
@@ -81,7 +105,8 @@ def _format_value(value: Any) -> str:
     return str(value)
 
 
-def base_document(node: NodeInfo, type_labels: dict[str, str]) -> str:
+def base_document(node: NodeInfo, type_labels: dict[str, str],
+                  text_cap: int | None = MAX_TEXT_CHARS) -> str:
     lines = [f"{node.name or '(unnamed)'} ({type_labels.get(node.type, node.type)})"]
     if node.aliases:
         lines.append("also known as: " + ", ".join(node.aliases[:10]))
@@ -92,7 +117,7 @@ def base_document(node: NodeInfo, type_labels: dict[str, str]) -> str:
         if rendered:
             lines.append(f"{key}: {rendered[:500]}")
     if node.text:
-        lines.append(node.text[:MAX_TEXT_CHARS])
+        lines.append(node.text[:text_cap])
     return "\n".join(lines)
 
 
@@ -108,14 +133,22 @@ TWO_HOP_CACHE_NODES = 100_000
 
 
 def build_documents(store: Store, ids: Sequence[int], variant: str = "doc", *,
-                    two_hop_cache: dict[int, list[RelationGroup]] | None = None
-                    ) -> dict[int, str]:
+                    two_hop_cache: dict[int, list[RelationGroup]] | None = None,
+                    caps: DocumentCaps = CAPPED) -> dict[int, str]:
     """Documents for ``ids`` in the given variant (``doc`` or ``doc_rel``).
 
     ``two_hop_cache`` carries second-hop relation groups from one batch to the next: the
     same few hubs (a brand, a venue) are the single neighbour of thousands of nodes, and
     their relations would otherwise be read and sorted again for every batch."""
-    return DocumentBuilder(store, variant, two_hop_cache=two_hop_cache).build(ids)
+    return DocumentBuilder(store, variant, two_hop_cache=two_hop_cache, caps=caps).build(ids)
+
+
+def single_relation_types(store: Store) -> frozenset[tuple[str, str]]:
+    """The (relation, direction) pairs no node has more than one of: through these, a
+    node's neighbour is a 1-1 or n-1 hop for every node (one scan of the edges, once per
+    store and process)."""
+    return store.fact("single_relation_types", lambda: frozenset(
+        (str(t), str(d)) for t, d in store.run_tuples("docs/single_relations.sql", {})))
 
 
 class DocumentBuilder:
@@ -123,29 +156,37 @@ class DocumentBuilder:
     labels are read once, and second hops are cached across batches."""
 
     def __init__(self, store: Store, variant: str = "doc", *,
-                 two_hop_cache: dict[int, list[RelationGroup]] | None = None) -> None:
+                 two_hop_cache: dict[int, list[RelationGroup]] | None = None,
+                 caps: DocumentCaps = CAPPED) -> None:
         schema = store.skb_schema()
         self.store = store
         self.variant = variant
         self.type_labels = {t.type: t.label for t in schema.node_types.values()}
         self.edge_labels = {t.type: t.label for t in schema.edge_types.values()}
         self.two_hop_cache = {} if two_hop_cache is None else two_hop_cache
+        self.caps = caps
+        self.single_types = single_relation_types(store) \
+            if caps.second_hops == "type" and variant != "doc" else frozenset()
 
     def build(self, ids: Sequence[int]) -> dict[int, str]:
         """Documents for ``ids``, by id (ids without a node are left out)."""
         store, two_hop_cache = self.store, self.two_hop_cache
         type_labels, edge_labels = self.type_labels, self.edge_labels
         nodes = fetch_nodes(store, ids)
-        docs = {i: base_document(n, type_labels) for i, n in nodes.items()}
+        caps = self.caps
+        docs = {i: base_document(n, type_labels, caps.text) for i, n in nodes.items()}
         if self.variant == "doc":
             return docs
-        one_hop = fetch_relations(store, list(nodes), ONE_HOP_CAP)
-        # Second hops only through relations the node has exactly one of (1-1 / n-1).
+        one_hop = fetch_relations(store, list(nodes), caps.one_hop)
+        # Second hops only through relations the node has exactly one of (1-1 / n-1), or
+        # through the relation types every node has at most one of.
         single = {(i, g.edge_type, g.direction): g.first_other
-                  for i, groups in one_hop.items() for g in groups if g.total == 1}
+                  for i, groups in one_hop.items() for g in groups
+                  if (g.edge_type, g.direction) in self.single_types
+                  or caps.second_hops == "node" and g.total == 1}
         wanted = sorted(set(single.values()))
         missing = [i for i in wanted if i not in two_hop_cache]
-        fetched = fetch_relations(store, missing, TWO_HOP_CAP)
+        fetched = fetch_relations(store, missing, caps.two_hop)
         two_hop = {i: two_hop_cache[i] if i in two_hop_cache else fetched.get(i, [])
                    for i in wanted}
         # (read before a full cache is emptied: the cached hops this batch uses stay)
@@ -169,5 +210,5 @@ class DocumentBuilder:
                 if onward:
                     lines.append(f"  via {g.names[0]}:")
                     lines += _relations_block(onward, edge_labels, "    ")
-            docs[node_id] = "\n".join(lines)[:MAX_DOC_CHARS]
+            docs[node_id] = "\n".join(lines)[:caps.document]
         return docs

@@ -47,7 +47,7 @@ def report_cypher(session: Session, text: str, graph: QueryGraph, *,
             raise AfrError("nothing constrains the target: no grounding to do")
         store, af = session.store, session.settings.af
         compiled = compile_grounding(grounded.query, schema_directed=edge_directions(store),
-                                     sql=store.sql, k=session.settings.ask.k, l_max=af.l_max,
+                                     sql=store.sql, k=session.settings.ask.k, l_max=af.l_max, rule=af.schedule,
                                      adjacency=store.has_edge_lists(),
                                      endpoints=edge_endpoints(store),
                                      presence=store.has_edge_presence())

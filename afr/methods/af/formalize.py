@@ -75,7 +75,8 @@ def _with_llm(session: Session, question: str, turn: Turn) -> Formalized:
             examples = session.once("name_examples", lambda: name_examples(session.store))
             cypher = write_cypher(turn.llm, question, schema, target_type, examples,
                                   model=steps.cypher.model, effort=steps.cypher.effort,
-                                  prompts_dir=prompts_dir)
+                                  prompts_dir=prompts_dir,
+                                  hidden=session.settings.af.hide_types)
     except LLMError as exc:
         # The time went to the LLM's failure, not to a step that produced anything (a
         # target type found in step 1 stays, with its timing).

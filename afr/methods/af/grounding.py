@@ -106,12 +106,14 @@ def _symbols_and_grounding(session: Session, out: GroundedCypher, timer: Timer, 
             else None
         out.symbols = retrieve_symbols(store, embedder, out.resolved, session.catalog,
                                        l_max=af.l_max, exact_names_first=af.exact_names_first,
-                                       lexical=lexical, defer=True, texts=texts)
+                                       name_patterns=af.name_patterns,
+                                       cut_first=af.cut_first, lexical=lexical, defer=True,
+                                       texts=texts)
 
     def step5() -> None:  # run again when the deferred searches complete the candidates
         with timer.step("5_grounding"):
             out.query = grounding_query(out.resolved, out.symbols)
-            out.result = ground(store, out.query, k=k, l_max=af.l_max) \
+            out.result = ground(store, out.query, k=k, l_max=af.l_max, rule=af.schedule) \
                 if out.query is not None else None
 
     step5()
@@ -144,7 +146,8 @@ def fix_cypher(graph: QueryGraph, schema: SkbSchema, catalog: AttributeCatalog, 
 
 
 def with_provenance(store: Store, query: GroundingQuery, graph: Sequence[Candidate], *,
-                    k: int, l_max: int) -> tuple[list[Candidate], list[str]]:
+                    k: int, l_max: int, rule: str = "reference"
+                    ) -> tuple[list[Candidate], list[str]]:
     """``graph`` with its first ``k`` answers' provenance set: their level and the named
     entities that link them (``afr.ground.run.witnesses``); and notes. Provenance is a
     courtesy, never a reason to lose the answers: a failure is a note."""
@@ -152,7 +155,7 @@ def with_provenance(store: Store, query: GroundingQuery, graph: Sequence[Candida
     notes: list[str] = []
     try:
         links = witnesses(store, query, [(c.node_id, c.level or 0) for c in first],
-                          l_max=l_max)
+                          l_max=l_max, rule=rule)
     except AfrError as exc:
         notes.append(f"provenance not recorded ({exc})")
         links = {}

@@ -121,15 +121,20 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
                    grounded: Sequence[tuple[int, int]], types: Sequence[str] | None, k: int,
                    *, weights: RankingSettings, params: BM25Settings = BM25Settings(),
                    confidence: float = 1.0, text: Sequence[Condition] = (),
-                   keep_graph: int = 0, explain: Explain | None = None) -> Strands:
+                   signals: Sequence[str] = (), keep_graph: int = 0,
+                   explain: Explain | None = None) -> Strands:
     """Steps 6–7 fused. ``keep_graph``: how many of the graph strand's first answers (in
     the paper's order: level, then similarity) stay in the list whatever the fusion says —
     the paper's quota, so the graph only adds to what the paper's ranking finds.
     ``explain``: called with the ranked graph strand on the connection that ranked it (the
-    answers' provenance), beside the vector search; its notes follow the ranking's."""
+    answers' provenance), beside the vector search; its notes follow the ranking's.
+    ``signals``: more text to rank the graph strand by (BM25), e.g. a target's name
+    that filtered nothing."""
     lexical_ok = has_lexical_index(store)
     grounded, text_signals, notes = apply_text_conditions(store, list(grounded), list(text)) \
         if lexical_ok else (list(grounded), [], [])
+    if lexical_ok:
+        text_signals = [*text_signals, *signals]
     if not lexical_ok:
         notes.append("no lexical index (run 'afr index'): hybrid ranking without BM25")
     depth = max(POOL, k)

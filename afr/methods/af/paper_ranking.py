@@ -1,10 +1,12 @@
 """Steps 6 and 7 as the paper ranks them (``af.ranking = "paper"``).
 
 Step 6 ranks the grounded answers by the scope level at which they appeared, then by
-the question's similarity to their relation-free documents, and takes round(alpha·k).
-Step 7 fills the list up to k with plain vector search over the target type (documents
-with relations), skipping answers already taken. An answer the graph found that plain
-search also ranks in its top k is marked "both".
+the question's similarity to their relation-free documents (the authors' code; with
+``af.step6_order = "similarity"``, by similarity alone, as Algorithm 1 line 11 reads), and
+takes round(alpha·k). Step 7 fills the list up to k with plain vector search over the
+target type (documents with relations), skipping answers already taken (and, with
+``af.topup_excludes = "cypher"``, every grounded answer: Algorithm 1 line 12). An answer
+the graph found that plain search also ranks in its top k is marked "both".
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from afr.vectors.search import search
 
 def graph_strand(
     store: Store, qvec: np.ndarray, grounded: Sequence[tuple[int, int]], quota: int,
+    order: str = "level",
 ) -> list[Candidate]:
-    """Step 6: the first ``quota`` grounded answers by (level, similarity, id).
+    """Step 6: the first ``quota`` grounded answers by (level, similarity, id); with
+    ``order="similarity"``, by (similarity, id) whatever their level.
 
     Sized to the quota: levels are ranked whole before the next, so only the levels
     that fill it are scored, and the last of them only for its best ``quota − taken``
@@ -31,6 +35,8 @@ def graph_strand(
     their level, by id."""
     if quota <= 0 or not grounded:
         return []
+    if order == "similarity":
+        return _by_similarity(store, qvec, grounded, quota)
     by_level: dict[int, list[int]] = {}
     for node, level in grounded:
         by_level.setdefault(int(level), []).append(int(node))
@@ -58,18 +64,31 @@ def graph_strand(
     return out
 
 
-def graph_strand_all(store: Store, qvec: np.ndarray, grounded: Sequence[tuple[int, int]]
-                     ) -> list[Candidate]:
-    """Every grounded answer by (level, similarity, id): the whole step 6 list."""
-    return graph_strand(store, qvec, grounded, len(grounded))
+def _by_similarity(store: Store, qvec: np.ndarray, grounded: Sequence[tuple[int, int]],
+                   quota: int) -> list[Candidate]:
+    """The best ``quota`` grounded answers by similarity alone (Algorithm 1 line 11:
+    VSS(q, C_cypher, αk)); answers without a vector follow, by id."""
+    level_of = {int(n): int(lv) for n, lv in grounded}
+    scored = search(store, "doc", qvec, quota, ids=list(level_of))
+    found = {n for n, _ in scored}
+    ranked = sorted(scored, key=lambda r: (-r[1], r[0])) + [
+        (n, None) for n in sorted(set(level_of) - found)]
+    return [Candidate(n, "graph", level_of[n], s) for n, s in ranked[:quota]]
 
 
-def combine(graph: Sequence[Candidate], vss: Sequence[tuple[int, float]], k: int
-            ) -> list[Candidate]:
-    """Step 7: graph answers first, then VSS answers not yet taken, up to k."""
+def graph_strand_all(store: Store, qvec: np.ndarray, grounded: Sequence[tuple[int, int]],
+                     order: str = "level") -> list[Candidate]:
+    """Every grounded answer in step 6's order: the whole step 6 list."""
+    return graph_strand(store, qvec, grounded, len(grounded), order)
+
+
+def combine(graph: Sequence[Candidate], vss: Sequence[tuple[int, float]], k: int,
+            exclude: frozenset[int] = frozenset()) -> list[Candidate]:
+    """Step 7: graph answers first, then VSS answers not yet taken (nor in ``exclude``),
+    up to k."""
     vss_rank = {n: s for n, s in vss[:k]}  # "both": plain search alone ranks it in its top k
     out: list[Candidate] = []
-    taken: set[int] = set()
+    taken: set[int] = set(exclude)
     for c in graph[:k]:
         out.append(replace(c, source="both") if c.node_id in vss_rank else c)
         taken.add(c.node_id)

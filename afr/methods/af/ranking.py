@@ -44,6 +44,12 @@ class RankInput:
     l_max: int
     ranking: RankingSettings
     bm25: BM25Settings
+    # a related target's name conditions that filtered nothing: ranking signals (hybrid)
+    name_signals: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # what the target's name conditions did
+    schedule: str = "reference"  # af.schedule (the levels provenance reports)
+    step6_order: str = "level"  # af.step6_order (paper ranking)
+    topup_excludes: str = "taken"  # af.topup_excludes (paper ranking)
 
 
 class Ranking(Protocol):
@@ -63,20 +69,29 @@ class PaperRanking:
         with timer.step("6_vss_grounded"):
             # sized to what the list uses: the quota, and the top k for provenance
             graph = graph_strand(store, inp.qvec, inp.grounded, max(quota, inp.k if explain
-                                                                     else 0))
+                                                                     else 0),
+                                 order=inp.step6_order)
         notes: list[str] = []
         if explain and inp.query is not None and graph:
             with timer.step("provenance"):
                 graph, notes = with_provenance(store, inp.query, graph, k=inp.k,
-                                               l_max=inp.l_max)
+                                               l_max=inp.l_max, rule=inp.schedule)
         part = graph[:quota]
         with timer.step("7_vss_topup"):
-            vss = vss_strand(store, inp.qvec, inp.types, inp.k + len(part))
-            final = combine(part, vss, inp.k)
+            excluded = _excluded(inp)
+            vss = vss_strand(store, inp.qvec, inp.types, inp.k + len(part) + len(excluded))
+            final = combine(part, vss, inp.k, exclude=excluded)
         return Strands(tuple(graph), tuple(vss), (), tuple(final), tuple(notes))
 
     def graph_list(self, store: Store, inp: RankInput, strands: Strands) -> list[Candidate]:
-        return graph_strand_all(store, inp.qvec, inp.grounded)
+        return graph_strand_all(store, inp.qvec, inp.grounded, order=inp.step6_order)
+
+
+def _excluded(inp: RankInput) -> frozenset[int]:
+    """What step 7's top-up may not add besides the answers taken: all of C_cypher under
+    Algorithm 1 line 12 (``af.topup_excludes = "cypher"``), else nothing."""
+    return frozenset(n for n, _ in inp.grounded) if inp.topup_excludes == "cypher" \
+        else frozenset()
 
 
 class HybridRanking:
@@ -87,20 +102,22 @@ class HybridRanking:
         if explain and inp.query is not None:
             # the graph answers' provenance, on the connection that ranked them, while
             # the other one runs the question's vector search
-            explainer = partial(_provenance_on, query=inp.query, k=inp.k, l_max=inp.l_max)
+            explainer = partial(_provenance_on, query=inp.query, k=inp.k, l_max=inp.l_max,
+                                rule=inp.schedule)
         with timer.step("6_7_hybrid"):
             return hybrid_strands(store, inp.qvec, inp.question, inp.grounded, inp.types,
                                   inp.k, weights=inp.ranking, params=inp.bm25,
                                   confidence=inp.confidence, text=inp.text,
-                                  keep_graph=inp.quota, explain=explainer)
+                                  signals=inp.name_signals, keep_graph=inp.quota,
+                                  explain=explainer)
 
     def graph_list(self, store: Store, inp: RankInput, strands: Strands) -> list[Candidate]:
         return list(strands.graph)  # the hybrid ranking orders every grounded answer
 
 
 def _provenance_on(conn: Store, graph: list[Candidate], *, query: GroundingQuery, k: int,
-             l_max: int) -> tuple[list[Candidate], list[str]]:
-    return with_provenance(conn, query, graph, k=k, l_max=l_max)
+             l_max: int, rule: str) -> tuple[list[Candidate], list[str]]:
+    return with_provenance(conn, query, graph, k=k, l_max=l_max, rule=rule)
 
 
 # steps 6–7 by the name of their ranking (af.ranking)
@@ -108,13 +125,15 @@ RANKING_STEPS: dict[str, Ranking] = {"paper": PaperRanking(), "hybrid": HybridRa
 
 
 def recombine(store: Store, strands: Strands, qvec: np.ndarray, types: Sequence[str], k: int,
-              alpha: float) -> list[Candidate]:
+              alpha: float, inp: RankInput | None = None) -> list[Candidate]:
     """Step 7 with another share of graph answers (the evaluation's alpha sweep): the
-    ranked graph strand's first round(alpha · k), topped up by vector search."""
+    ranked graph strand's first round(alpha · k), topped up by vector search (skipping
+    what ``inp``'s top-up rule skips)."""
     quota = round(alpha * k)
     graph = list(strands.graph[:quota])
+    excluded = _excluded(inp) if inp is not None else frozenset()
     vss = list(strands.vss)
-    if len(vss) < k + len(graph):
+    if len(vss) < k + len(graph) + len(excluded):
         # the ask fetched only as much plain search as its own alpha needed
-        vss = vss_strand(store, qvec, types, k + len(graph))
-    return combine(graph, vss, k)
+        vss = vss_strand(store, qvec, types, k + len(graph) + len(excluded))
+    return combine(graph, vss, k, exclude=excluded)

@@ -8,15 +8,18 @@ Step 8 and the run log are the shared finish (``afr.pipeline``).
 from __future__ import annotations
 
 from afr.cypher.resolve import ResolvedQuery
+from afr.ground import candidate_levels
 from afr.methods.af.formalize import Formalized, formalize
 from afr.methods.af.grounding import GroundedCypher, ground_cypher
 from afr.methods.af.ranking import RANKING_STEPS, RankInput
 from afr.methods.af.repair import RepairRound, repair_round, run_outcome
+from afr.methods.af.target_names import narrow_by_names
 from afr.methods.af.trace import AfTrace
 from afr.methods.af.write_cypher import name_examples
 from afr.methods.base import Question, Retrieved, Session, Turn
 from afr.retrieval.lists import answer_types
 from afr.retrieval.timing import Timer
+from afr.store.base import Store
 from afr.vectors.search import query_vector
 
 
@@ -42,8 +45,8 @@ class AfRetriever:
         if repair is not None and repair.failure is not None:
             notes.append(repair.note)
         return Retrieved(strands.final, target_type, strands,
-                         tuple(notes) + strands.notes, failures,
-                         keep_names=_names(grounded.resolved), af=trace)
+                         tuple(notes) + inp.notes + strands.notes, failures,
+                         keep_names=self.keep_names(grounded), af=trace)
 
     def ground_and_repair(self, question: Question, formalized: Formalized, turn: Turn
                ) -> tuple[GroundedCypher, RepairRound | None, str]:
@@ -81,16 +84,42 @@ class AfRetriever:
         return used, done, (done.cypher or formalized.cypher) if done.used \
             else formalized.cypher
 
+    def keep_names(self, grounded: GroundedCypher) -> frozenset[str]:
+        """What step 8's shrunk descriptions keep (``rerank.overflow``): the relation lines
+        naming the query's names, or its other symbols' retrieved candidates."""
+        if self.session.settings.rerank.overflow == "candidates":
+            return _candidate_names(self.session.store, grounded)
+        return _names(grounded.resolved)
+
     def rank_input(self, question: str, grounded: GroundedCypher, target_type: str | None,
                    formalized: Formalized) -> RankInput:
         s = self.session
         answers = grounded.result.answers if grounded.result else []
+        target = grounded.resolved.symbols.get(grounded.resolved.target or "")
+        narrowed = narrow_by_names(s.store, answers, target.target_names if target else [])
         return RankInput(
-            question, query_vector(s.store, s.embedder, question), tuple(answers),
+            question, query_vector(s.store, s.embedder, question), narrowed.grounded,
             tuple(answer_types(target_type, s.schema)), s.settings.ask.k,
             s.settings.graph_quota, formalized.link_confidence,
             tuple(_target_text_conditions(grounded)), grounded.query, s.settings.af.l_max,
-            s.settings.ranking, s.settings.bm25)
+            s.settings.ranking, s.settings.bm25, name_signals=narrowed.signals,
+            notes=narrowed.notes, schedule=s.settings.af.schedule,
+            step6_order=s.settings.af.step6_order,
+            topup_excludes=s.settings.af.topup_excludes)
+
+
+def _candidate_names(store: Store, grounded: GroundedCypher) -> frozenset[str]:
+    """The names of the retrieved candidates of the query's other symbols, those in scope
+    at the grounding's last level (the paper's overflow rule keeps the relations to
+    them)."""
+    level = grounded.result.final_level if grounded.result else None
+    schedule = grounded.result.levels if grounded.result else []
+    ids = [node for var, cands in grounded.symbols.items()
+           if var != grounded.resolved.target and cands.constant
+           for node, lv in zip(cands.ids, candidate_levels(len(cands.ids), schedule,
+                                                           cands.exact), strict=False)
+           if level is None or lv <= level]
+    return frozenset(d.name for d in store.node_details(ids).values() if d.name)
 
 
 def _target_text_conditions(grounded: GroundedCypher) -> list:

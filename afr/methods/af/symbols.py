@@ -2,16 +2,18 @@
 
 A constant (a symbol with a name/title) gets its top-``l_max`` nodes by vector
 similarity of its search string over the relation-free documents, among the nodes that
-pass its hard attribute filters (filters first, then the cut — the reference code cuts
-first). Exact name or alias matches lead the list (score 1.0). A filter that cannot be
+pass its hard attribute filters (filters first, then the cut; ``af.cut_first``: the
+reference code's order, the top l_max first and the filters then). Exact name or alias matches lead the list (score 1.0). A filter that cannot be
 applied is appended to the search string instead. A variable with filters keeps every
 matching node as its domain.
 
 A substring condition on the name (``b.name CONTAINS "python"``, STARTS WITH, ENDS WITH)
 means what Cypher means: the constant is every node whose name or an alias matches
-(case-insensitive), all of them at scope level 1 (at most ``PATTERN_CAP`` · l_max, the
-most similar first). When no node matches, the string is searched by similarity as an
-``=`` would be, and a note says so.
+(case-insensitive), all of them at scope level 1 (at most ``PATTERN_CAP`` · l_max: of
+more, the first ``PATTERN_CAP`` · l_max + 1 by id are read, and the most similar of those
+kept). When no node matches, the string is searched by similarity as an
+``=`` would be, and a note says so. ``af.name_patterns`` off: always searched so (the
+paper and its reference code).
 
 The similarity search can wait (``retrieve_symbols(defer=True)``): when every constant has
 exact name matches, step 5 grounds with those alone first, and ``complete_symbols`` runs
@@ -68,6 +70,8 @@ class _Search:
     types: list[str] | None
     allowed: list[int] | None
     limit: int
+    # cut first (``af.cut_first``): the filters' nodes, applied after the l_max cut
+    keep_after: frozenset[int] | None = None
 
 
 @dataclass
@@ -96,7 +100,8 @@ def _interleave(lists: list[list[tuple[int, float]]], limit: int) -> list[tuple[
 
 
 def _prepare_symbol(store: Store, sym: ResolvedSymbol, catalog: AttributeCatalog, *,
-                    l_max: int, texts: bool = True) -> tuple[SymbolCandidates, _Search | None]:
+                    l_max: int, texts: bool = True, name_patterns: bool = True,
+                    cut_first: bool = False) -> tuple[SymbolCandidates, _Search | None]:
     """A symbol's filters and, for a constant, the search that ranks its candidates (None
     when there is nothing to rank). ``texts``: its text conditions restrict its nodes."""
     out = SymbolCandidates(sym.var, sym.is_constant)
@@ -125,20 +130,23 @@ def _prepare_symbol(store: Store, sym: ResolvedSymbol, catalog: AttributeCatalog
         out.notes.append("no node passes the attribute filters")
         return out, None
     limit = l_max
-    if sym.name_patterns:
+    if sym.name_patterns and name_patterns:
         shown = " AND ".join(f"{c.attribute} {c.op} {c.value!r}" for c in sym.name_patterns)
         cap = PATTERN_CAP * l_max
         matched = match_text(store, sym.name_patterns, field="name", node_type=sym.node_type,
                              ids=allowed, limit=cap + 1)
         if matched:
             out.pattern = True
-            more = " (the most similar kept)" if len(matched) > cap else ""
+            more = (f" (more match: the most similar of the first {len(matched)} by id "
+                    "kept)") if len(matched) > cap else ""
             out.notes.append(f"{shown}: applied as a filter ({min(len(matched), cap)} "
                              f"nodes{more})")
             allowed, limit = matched, min(len(matched), cap)
         else:
             out.notes.append(f"{shown}: no name or alias matches; searched by similarity")
     types = [sym.node_type] if sym.node_type else None
+    if cut_first and not out.pattern and allowed is not None:
+        return out, _Search(strings, types, None, limit, frozenset(allowed))
     return out, _Search(strings, types, allowed, limit)
 
 
@@ -188,7 +196,10 @@ def _rank_all(store: Store, embedder: Embedder,
             found = next(results)
             lists.append(_fuse_lexical(found, next(results), plan.limit)
                          if lexical is not None else found)
-        ranked.append(_interleave(lists, plan.limit))
+        best = _interleave(lists, plan.limit)
+        if plan.keep_after is not None:  # cut first, then filter
+            best = [r for r in best if r[0] in plan.keep_after]
+        ranked.append(best)
     return ranked
 
 
@@ -247,7 +258,8 @@ def _exact_names_scan(store: Store, wanted: list[tuple[ResolvedSymbol, list[int]
 def retrieve_symbols(
     store: Store, embedder: Embedder, query: ResolvedQuery, catalog: AttributeCatalog, *,
     l_max: int, exact_names_first: bool = True, lexical: BM25Settings | None = None,
-    defer: bool = False, texts: bool = True,
+    defer: bool = False, texts: bool = True, name_patterns: bool = True,
+    cut_first: bool = False,
 ) -> dict[str, SymbolCandidates]:
     """``lexical``: fuse each constant's vector ranking with BM25 under these settings
     (needs the lexical index; the hybrid ranking's ``ranking.symbols_lexical``, on by
@@ -261,7 +273,8 @@ def retrieve_symbols(
     ``texts``: the symbols' text conditions restrict their nodes (``_text_filter``)."""
     if not has_lexical_index(store):
         lexical = None
-    prepared = {var: _prepare_symbol(store, sym, catalog, l_max=l_max, texts=texts)
+    prepared = {var: _prepare_symbol(store, sym, catalog, l_max=l_max, texts=texts,
+                                     name_patterns=name_patterns, cut_first=cut_first)
                 for var, sym in query.symbols.items()}
     plans = {var: plan for var, (_, plan) in prepared.items() if plan is not None}
     wanted = [(query.symbols[var], prepared[var][0].filters.ids

@@ -23,4 +23,6 @@ class AfTrace:
 
     @property
     def grounded_answers(self) -> list[tuple[int, int]]:
-        return self.grounded.result.answers if self.grounded.result else []
+        """Step 5's answers as the whole Cypher selects them (a related target's name
+        conditions applied: ``afr.methods.af.target_names``)."""
+        return list(self.rank_input.grounded)
