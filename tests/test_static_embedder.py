@@ -149,3 +149,4 @@ def test_store_vocabulary_counts_words(tmp_path: Path) -> None:
         store.close()
     words = store_vocabulary(str(tmp_path / "s.duckdb"), 3)
     assert words[0] == "graph" and len(words) == 3  # in 4 names and texts: the most often
+
