@@ -55,6 +55,5 @@ class StaticEmbedder:
         # one process: `afr embed` hands over batches, and forking workers costs more
         vectors = self._model.encode(list(texts), batch_size=self.batch_size,
                                      max_length=MAX_TOKENS, use_multiprocessing=False)
-        vectors = np.asarray(vectors, dtype=np.float32)
-        # a text with no known token has no direction: a zero vector, not NaN
-        return np.nan_to_num(vectors, copy=False)
+        # a text without tokens comes back as zeros (model2vec's own guard), never NaN
+        return np.asarray(vectors, dtype=np.float32)
