@@ -1,5 +1,6 @@
 """Embedders: the ``Embedder`` protocol, the built-in hashing embedder, OpenAI-compatible
-services and sentence-transformers, and the spec strings that name them."""
+services, sentence-transformers, static (model2vec) models, and the spec strings that name
+them."""
 
 from afr.embed.base import Embedder, embed_texts, fusion_weight
 from afr.embed.hashing import HashingEmbedder

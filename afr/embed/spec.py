@@ -1,4 +1,5 @@
-"""Embedder specs: ``hash[:DIM]``, ``openai:MODEL``, ``st:NAME_OR_PATH`` → an embedder, and
+"""Embedder specs: ``hash[:DIM]``, ``openai:MODEL``, ``st:NAME_OR_PATH``, ``m2v:PATH`` → an
+embedder, and
 the spec that recreates the embedder a store's vectors were made with."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from afr.store.base import Store
 
 Endpoint = tuple[str | None, str | None]  # (base URL, API key)
 
-SPEC_HELP = "'hash' or 'hash:DIM', 'openai:MODEL', 'st:NAME_OR_PATH'"
+SPEC_HELP = "'hash' or 'hash:DIM', 'openai:MODEL', 'st:NAME_OR_PATH', 'm2v:PATH'"
 
 
 def make_embedder(spec: str, endpoint: Endpoint | None = None, **kw: Any) -> Embedder:
@@ -35,6 +36,10 @@ def make_embedder(spec: str, endpoint: Endpoint | None = None, **kw: Any) -> Emb
         from afr.embed.st_embed import SentenceTransformerEmbedder
 
         return SentenceTransformerEmbedder(arg)
+    if kind == "m2v" and arg:
+        from afr.embed.static_embed import StaticEmbedder
+
+        return StaticEmbedder(arg)
     raise EmbeddingError(f"unknown embedder {spec!r}: use {SPEC_HELP}")
 
 
@@ -42,7 +47,7 @@ def spec_from_model_id(model_id: str, dim: int) -> str:
     """The `--model` spec that recreates the embedder recorded as ``model_id``."""
     if model_id.startswith("hash"):
         return f"hash:{dim}"
-    return model_id  # "openai:…", "st:…" are specs already
+    return model_id  # "openai:…", "st:…", "m2v:…" are specs already
 
 
 def spec_for_store(store: Store) -> str | None:
