@@ -5,6 +5,7 @@ answer is linked to the entity the question names."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from afr.cli.ask_commands import EXACT_SEPARATOR, legend
@@ -29,12 +30,14 @@ def _ask(demo: Path, question: str) -> tuple[str, str]:
 def test_the_table_has_a_legend_and_marks_the_end_of_exact_matches(demo: Path) -> None:
     out, err = _ask(demo, "Which classes inherit from HTTPServer?")
     lines = out.splitlines()
-    shown = [line for line in lines if line.startswith("strand: ")]
+    shown = [line for line in lines if line.startswith("#: ")]
     assert len(shown) == 1 and all(w in shown[0] for w in ("strand: ", "level:",
-                                                           "score:"))
+                                                           "cosine:"))
     assert "sage_seed" not in shown[0]  # only the strands in the table are explained
-    assert "sage_neighbour = similar to a seed" in legend(["sage_seed", "sage_neighbour"])
-    assert "level:" not in legend(["kar"])
+    sage = SimpleNamespace(reranked=False, method="sage")
+    assert "sage_neighbour = similar to a seed" in legend(["sage_seed", "sage_neighbour"], sage)
+    assert "#: the order of the sage ranking" in legend(["sage_seed"], sage)
+    assert "level:" not in legend(["kar"], SimpleNamespace(reranked=True, method="kar"))
     at = lines.index(EXACT_SEPARATOR.rstrip())
     above = [line for line in lines[2:at]]
     below = [line for line in lines[at + 1:] if line[:3].strip().isdigit()]

@@ -55,7 +55,8 @@ def test_an_llm_set_up_halfway_says_what_is_missing(toy_db: list[str], no_llm, v
     assert f"afr: note: {words}" in text.stderr  # before: no word of it
     assert "(no LLM configured)" not in text.stderr
     data = json.loads(as_json.stdout)
-    assert data["mode"] == "offline" and any(w.startswith(words) for w in data["warnings"])
+    # --json carries the notes the text prints (warnings among them)
+    assert data["mode"] == "offline" and any(w.startswith(words) for w in data["notes"])
 
 
 def test_a_complete_or_absent_llm_says_nothing_of_the_kind(toy_db: list[str], no_llm) -> None:

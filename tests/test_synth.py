@@ -176,7 +176,7 @@ def test_cli_help_and_run(tmp_path: Path) -> None:
 @pytest.mark.parametrize("args, message", [
     (["--like", "wikidata"], "Invalid value for '--like'"),
     (["--noise", "1.5"], "Invalid value for '--noise'"),
-    (["--nodes", "20"], "afr: error: --nodes must be at least 100"),
+    (["--nodes", "50"], "afr: error: --nodes must be at least 100"),
     (["--nodes", "0"], "Invalid value for '--nodes'"),
     (["--seed", "-1"], "Invalid value for '--seed'"),
 ])

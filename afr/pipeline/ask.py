@@ -70,12 +70,13 @@ def open_session(store: Store, settings: Settings, *, embedder: Embedder | None 
                  llm: Any = None) -> Session:
     """What every question of a session shares, with the facts they all read read once
     here (set-up), not on the first question."""
+    schema = store.skb_schema()  # first: a store without an SKB says so, and how to load one
     endpoint = embedding_endpoint(settings.embed, settings.llm)
     embedder = embedder or embedder_for_store(store, endpoint)
     # the fusion's dense weight for this store and embedder, as the runs will store it
     dense = dense_weight(store, embedder, settings.ranking)
     settings = with_values(settings, {"ranking.dense": dense.weight})
-    session = Session(store, store.skb_schema(), embedder, AttributeCatalog.from_store(store),
+    session = Session(store, schema, embedder, AttributeCatalog.from_store(store),
                       settings, llm if llm is not None else llm_client(store, settings),
                       dense_from=dense.source)
     # A lexical index built with another tokeniser than the settings name stops the
