@@ -27,6 +27,7 @@ EFFORTS: tuple[str, ...] = get_args(Effort)
 Fusion = Literal["rrf", "linear"]
 FUSIONS: tuple[str, ...] = get_args(Fusion)
 SagePolicy = Literal["skip_if_relational", "always"]
+KarRetriever = Literal["hybrid", "vss", "bm25"]
 # The lexical index's stemmer: PyStemmer's Snowball algorithms (3.1), or none.
 Stemmer = Literal[
     "english", "none", "porter", "arabic", "armenian", "basque", "catalan", "czech", "danish",
@@ -288,6 +289,10 @@ class KarSettings:
                                minimum=1)
     m_q: int = knob(1, "Nodes linked to the question itself (K2).", minimum=1)
     prf_chars: int = knob(200, "Offline expansion: characters of each document.", minimum=0)
+    retriever: KarRetriever = knob(
+        "hybrid", "K7's retriever of the expanded query: vss (the paper's dense search), "
+        "bm25 (its section 6.5) or hybrid (both, fused with [ranking]'s weights: the dense "
+        "list weighs what the embedder is trusted with).")
 
 
 @dataclass(frozen=True)
