@@ -262,10 +262,16 @@ class SageSettings:
 
     k_seed: int = knob(10, "Seeds expanded; neighbours fill the other k - seeds.", minimum=1)
     bm25: float = knob(0.6, "Weight of BM25 in the neighbours' pruning score.", minimum=0)
-    dense: float = knob(0.4, "Weight of vector similarity in the pruning score.", minimum=0)
+    dense: float = knob(0.4, "Weight of vector similarity in the pruning score, for a "
+                        "semantic embedder (scaled by the fusion's trust in the store's).",
+                        minimum=0)
     policy: SagePolicy = knob("skip_if_relational", "always: expand after a relational "
                               "Cypher too.")
     same_type: bool = knob(True, "Neighbours only of the target type.")
+    compete: bool = knob(
+        True, "The seed list's answers after the seeds compete with the neighbours for the "
+        "other k - seeds places, by the same pruning score (off: the paper's seeds and "
+        "top neighbours, the seed list filling only what neighbours leave).")
     min_text_chars: int = knob(200, "'afr index --similarity': a type whose median text is "
                                "this long is eligible (besides the candidate types).",
                                minimum=0)
