@@ -223,6 +223,48 @@ def test_empty_parse_and_empty_expansion(demo: DuckDBStore) -> None:
     assert result.status == "ok" and result.answers
 
 
+# -- K7: the retriever of the expanded query ---------------------------------------------
+
+
+def _k7_expected(demo: DuckDBStore, result, retriever: str) -> list[int]:
+    """K7's list rebuilt from the public searches: the expanded query's vector and BM25
+    lists and the question's own BM25 list, fused as the ranking settings say."""
+    from afr.lexical import bm25
+    from afr.retrieval.fusion import fuse
+    from afr.vectors.search import query_vector, search
+
+    settings, types = result.settings, [result.target_type]
+    query = result.kar.expanded_query
+    vss = search(demo, "doc_rel", query_vector(demo, make_embedder("hash"), query),
+                 100 if retriever == "hybrid" else 20, types=types)
+    if retriever == "vss":
+        return [n for n, _ in vss]
+    lexical = bm25(demo, query, params=settings.bm25, types=types, k=100)
+    if retriever == "bm25":
+        return [n for n, _ in lexical[:20]]
+    own = bm25(demo, QUESTION, params=settings.bm25, types=types, k=100)
+    ranking = settings.ranking
+    return [n for n, _ in fuse([(vss, ranking.dense), (lexical, ranking.lexical),
+                                (own, ranking.lexical)], method=ranking.fusion,
+                               rrf_k=ranking.rrf_k)[:20]]
+
+
+@pytest.mark.parametrize("retriever", ["vss", "bm25", "hybrid"])
+def test_k7_ranks_the_expanded_query_with_the_retriever_set(demo: DuckDBStore,
+                                                          retriever: str) -> None:
+    """[kar] retriever: dense search as the paper, BM25 as its section 6.5, or both fused
+    with the question's own BM25 list (the default)."""
+    result = Pipeline(demo, _config(kar__retriever=retriever)).ask(QUESTION)
+    assert result.settings.kar.retriever == retriever and result.target_type == "exception"
+    assert [a.node_id for a in result.answers] == _k7_expected(demo, result, retriever)
+    assert "kar_7_retrieval" in result.timings
+
+
+def test_kar_defaults_to_the_fused_retriever() -> None:
+    from afr.settings import KarSettings
+    assert KarSettings().retriever == "hybrid"
+
+
 # -- offline, and an LLM that fails ----------------------------------------------------
 
 
@@ -234,9 +276,14 @@ def test_offline_mode(demo: DuckDBStore) -> None:
     linked = [e["text"] for e in kar["entities"] if e["source"] == "offline"]
     assert linked == ["calendar", "valueerror"]
     assert "IllegalMonthError" in kar["expanded_query"]
-    assert {a.ext_id for a in result.answers[:2]} == GOLD
+    # the fused K7 (the default) keeps the question's own BM25 list, whose first answer
+    # is ValueError itself, named in the question; the expansion lifts both gold answers
+    # right under it, and dense search alone ranks them first
+    assert {a.ext_id for a in result.answers[1:3]} == GOLD
     assert all(a.source == "kar" for a in result.answers)
-    assert any(a.provenance.get("kar_triples") for a in result.answers[:2])
+    assert all(a.provenance.get("kar_triples") for a in result.answers[1:3])
+    dense = Pipeline(demo, _config(kar__retriever="vss")).ask(QUESTION)
+    assert {a.ext_id for a in dense.answers[:2]} == GOLD
 
 
 def _closed_port() -> str:
@@ -252,7 +299,7 @@ def test_llm_down_degrades_cleanly(demo: DuckDBStore) -> None:
     (warning,) = [w for w in result.warnings if w.startswith("LLM")]
     assert "KAR entity parsing" in warning and "graph-PRF" in warning
     assert result.kar.to_dict()["expansion_source"] == "graph_prf"
-    assert {a.ext_id for a in result.answers[:2]} == GOLD
+    assert {a.ext_id for a in result.answers[1:3]} == GOLD  # as offline (test_offline_mode)
 
 
 def test_failed_expansion_falls_back_to_graph_prf(demo: DuckDBStore) -> None:

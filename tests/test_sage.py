@@ -165,7 +165,7 @@ def test_expansion_order_type_filter_and_fill(store: Store, tmp_path: Path) -> N
     question = "graph attention spectral filters molecules"
     qvec = query_vector(store, make_embedder("hash"), question)
     seed_list = [Candidate(ids[p], "hybrid", None, 0.5) for p in ("p2", "p1", "p6", "p5")]
-    settings = SageSettings(k_seed=2)
+    settings = SageSettings(k_seed=2, compete=False)  # the paper's rule
     out, trace, warnings = expand_list(store, qvec, question, seed_list, 5, ["paper"],
                                        settings)
     assert [name[c.node_id] for c in out] == ["p2", "p1", "p4", "p3", "p6"]
@@ -182,7 +182,7 @@ def test_expansion_order_type_filter_and_fill(store: Store, tmp_path: Path) -> N
     assert [name[c.node_id] for c in short] == ["p2", "p1", "p4"]
     # the type filter switched off: the author is a neighbour too
     anytype, _, _ = expand_list(store, qvec, question, seed_list, 6, ["paper"],
-                                SageSettings(k_seed=2, same_type=False))
+                                SageSettings(k_seed=2, same_type=False, compete=False))
     assert "a1" in {name[c.node_id] for c in anytype}
     # a reason to skip keeps the seed list as it is
     kept, trace, _ = expand_list(store, qvec, question, seed_list, 3, ["paper"], settings,
@@ -190,6 +190,36 @@ def test_expansion_order_type_filter_and_fill(store: Store, tmp_path: Path) -> N
     assert [c.node_id for c in kept] == [c.node_id for c in seed_list[:3]]
     assert trace.skipped == "relational"
 
+
+
+def test_the_seed_lists_next_answers_compete_with_the_neighbours(store: Store,
+                                                                 tmp_path: Path) -> None:
+    """``compete`` (the default): a neighbour enters only by outscoring the seed list's
+    next answers; the paper's rule puts every neighbour first."""
+    ids = _toy(store, tmp_path)
+    name = {v: k for k, v in ids.items()}
+    _link(store, ids, [("p1", "p3", "doc", 0.9), ("p2", "p4", "doc", 0.8)])
+    question = "protein folding with deep learning"
+    qvec = query_vector(store, make_embedder("hash"), question)
+    seed_list = [Candidate(ids[p], "hybrid", None, 0.5) for p in ("p2", "p1", "p5", "p6")]
+    paper, _, _ = expand_list(store, qvec, question, seed_list, 4, ["paper"],
+                              SageSettings(k_seed=2, compete=False))
+    assert [c.source for c in paper] == [SEED, SEED, NEIGHBOUR, NEIGHBOUR]
+    out, trace, _ = expand_list(store, qvec, question, seed_list, 4, ["paper"],
+                                SageSettings(k_seed=2))
+    # p5 has all the question's words, p6 "learning": both outscore the neighbours
+    assert [name[c.node_id] for c in out] == ["p2", "p1", "p5", "p6"]
+    assert [c.source for c in out] == [SEED, SEED, FILL, FILL]
+    assert (trace.kept, trace.filled) == (0, 2)
+    assert out[2].provenance["scores"]["fused"] == pytest.approx(1.0)
+    # with no trust in the embedder, the pruning is BM25's: nodes without the question's
+    # words score nothing, whatever their vectors
+    def neighbour_scores(trust: float) -> list[float]:
+        found, _, _ = expand_list(store, qvec, question, seed_list, 6, ["paper"],
+                                  SageSettings(k_seed=2), dense_trust=trust)
+        return [c.provenance["scores"]["fused"] for c in found if c.source == NEIGHBOUR]
+    assert len(neighbour_scores(0.0)) == 2 and sum(neighbour_scores(0.0)) == 0
+    assert sum(neighbour_scores(1.0)) > 0
 
 def test_relational_skip_rule() -> None:
     assert relational_skip(triplets=1, grounded=13, quota=13) is not None

@@ -32,6 +32,13 @@ def dense_of(ranking: RankingSettings) -> float:
     return ranking.dense if ranking.dense is not None else DENSE_WEIGHT
 
 
+def dense_trust(ranking: RankingSettings) -> float:
+    """How far the fusion trusts the embedder, 0 to 1: the dense weight against a semantic
+    embedder's (``DENSE_WEIGHT``). Scales fixed weights set for a semantic embedder, such
+    as SAGE's pruning."""
+    return min(1.0, dense_of(ranking) / DENSE_WEIGHT)
+
+
 def dense_weight(store: Store, embedder: Embedder, ranking: RankingSettings) -> DenseWeight:
     """The weight of vector similarity beside BM25 for this store and embedder."""
     if ranking.dense is not None:

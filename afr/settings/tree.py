@@ -27,6 +27,7 @@ EFFORTS: tuple[str, ...] = get_args(Effort)
 Fusion = Literal["rrf", "linear"]
 FUSIONS: tuple[str, ...] = get_args(Fusion)
 SagePolicy = Literal["skip_if_relational", "always"]
+KarRetriever = Literal["hybrid", "vss", "bm25"]
 # The lexical index's stemmer: PyStemmer's Snowball algorithms (3.1), or none.
 Stemmer = Literal[
     "english", "none", "porter", "arabic", "armenian", "basque", "catalan", "czech", "danish",
@@ -261,10 +262,16 @@ class SageSettings:
 
     k_seed: int = knob(10, "Seeds expanded; neighbours fill the other k - seeds.", minimum=1)
     bm25: float = knob(0.6, "Weight of BM25 in the neighbours' pruning score.", minimum=0)
-    dense: float = knob(0.4, "Weight of vector similarity in the pruning score.", minimum=0)
+    dense: float = knob(0.4, "Weight of vector similarity in the pruning score, for a "
+                        "semantic embedder (scaled by the fusion's trust in the store's).",
+                        minimum=0)
     policy: SagePolicy = knob("skip_if_relational", "always: expand after a relational "
                               "Cypher too.")
     same_type: bool = knob(True, "Neighbours only of the target type.")
+    compete: bool = knob(
+        True, "The seed list's answers after the seeds compete with the neighbours for the "
+        "other k - seeds places, by the same pruning score (off: the paper's seeds and "
+        "top neighbours, the seed list filling only what neighbours leave).")
     min_text_chars: int = knob(200, "'afr index --similarity': a type whose median text is "
                                "this long is eligible (besides the candidate types).",
                                minimum=0)
@@ -288,6 +295,10 @@ class KarSettings:
                                minimum=1)
     m_q: int = knob(1, "Nodes linked to the question itself (K2).", minimum=1)
     prf_chars: int = knob(200, "Offline expansion: characters of each document.", minimum=0)
+    retriever: KarRetriever = knob(
+        "hybrid", "K7's retriever of the expanded query: vss (the paper's dense search), "
+        "bm25 (its section 6.5) or hybrid (both, fused with [ranking]'s weights: the dense "
+        "list weighs what the embedder is trusted with).")
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,9 @@ K1 parse the question's entities (LLM, ``afr.methods.kar.parse``) · K2 link eac
 node, and the question itself as a pseudo-entity · K3 walk 2 hops around each node · K4
 keep the k neighbours whose documents are closest to the question · K5 render the kept
 paths as triples (``afr.methods.kar.graph``) · K6 let the LLM write n documents that
-answer the question from them (``afr.methods.kar.expand``) · K7 dense retrieval of
-q′ = q + expansions over the answer type(s) with ``doc_rel``. Step 8 (the reranker) may
+answer the question from them (``afr.methods.kar.expand``) · K7 retrieval of
+q′ = q + expansions over the answer type(s) (``[kar] retriever``: dense over ``doc_rel``
+as the paper, BM25, or both fused with q's own BM25 list, the default). Step 8 (the reranker) may
 follow, as for every method.
 
 Offline (no LLM): K1 is the offline formalizer's entity linking and K6 a deterministic
@@ -24,6 +25,7 @@ import numpy as np
 
 from afr.embed import Embedder
 from afr.errors import LLMError
+from afr.lexical import bm25, has_lexical_index
 from afr.llm import LLMUnavailableError
 from afr.llm.fallback import Fallback
 from afr.methods.base import Session, Turn
@@ -45,8 +47,11 @@ from afr.methods.kar.graph import (
     render_triple,
 )
 from afr.methods.kar.parse import DocumentStructure, ParsedEntity, ask_entities
-from afr.retrieval.candidate import Candidate
+from afr.retrieval.candidate import Candidate, Ranked
+from afr.retrieval.fusion import fuse
 from afr.retrieval.linking import named_entities
+from afr.retrieval.lists import POOL
+from afr.retrieval.weights import dense_of
 from afr.store.base import Store
 from afr.store.skb import SkbSchema
 from afr.vectors.documents import build_documents
@@ -103,12 +108,42 @@ def run_kar(session: Session, question: str, types: Sequence[str], turn: Turn,
         run.expansions = [text] if text else []
         run.expansion_source = "graph_prf" if text else "none"
     run.expanded_query = expanded_query(question, run.expansions)
-    with turn.timer.step("kar_7_vss"):
-        expanded = query_vector(session.store, session.embedder, run.expanded_query)
-        found = search(session.store, "doc_rel", expanded, session.settings.ask.k,
-                       types=list(types) or None)
-    run.candidates = [Candidate(n, "kar", None, s, _provenance(n, run)) for n, s in found]
+    with turn.timer.step("kar_7_retrieval"):
+        dense, found = _final_retrieval(session, question, list(types) or None, run)
+    run.candidates = [Candidate(n, "kar", None, dense.get(n), _provenance(n, run))
+                      for n, _ in found]
     return run
+
+
+def _final_retrieval(session: Session, question: str, types: list[str] | None,
+                     run: KarTrace) -> tuple[dict[int, float], Ranked]:
+    """K7: the expanded query's (``run.expanded_query``) list by ``[kar] retriever``, and the cosine similarities
+    of the nodes the dense search scored. The hybrid's dense list weighs what the fusion
+    trusts the embedder with (the hashing embedder next to nothing), so KAR gains from
+    the expansion whatever the embedder."""
+    store, settings = session.store, session.settings
+    k, retriever = settings.ask.k, settings.kar.retriever
+    if retriever != "vss" and not has_lexical_index(store):
+        run.warnings.append(f"no lexical index: K7 searched vectors only ([kar] retriever "
+                            f"{retriever}; 'afr index' builds it)")
+        retriever = "vss"
+    query = run.expanded_query
+    depth = k if retriever == "vss" else max(POOL, k)
+    vss = search(store, "doc_rel", query_vector(store, session.embedder, query), depth,
+                 types=types) if retriever != "bm25" else []
+    if retriever == "vss":
+        return dict(vss), vss
+    lexical = bm25(store, query, params=settings.bm25, types=types, k=depth)
+    if retriever == "bm25":
+        return {}, lexical[:k]
+    # The question's own BM25 list stays one of the signals, as RM3 keeps the original
+    # query beside its expansion: graph-PRF text adds terms of every neighbour, and on
+    # its own it can bury the question's words.
+    own = bm25(store, question, params=settings.bm25, types=types, k=depth)
+    ranking = settings.ranking
+    fused = fuse([(vss, dense_of(ranking)), (lexical, ranking.lexical),
+                  (own, ranking.lexical)], method=ranking.fusion, rrf_k=ranking.rrf_k)
+    return dict(vss), fused[:k]
 
 
 def _parse(session: Session, question: str, turn: Turn,

@@ -12,6 +12,7 @@ from afr.methods.base import Question, Retrieved, Session, Turn, answer_target
 from afr.methods.sage.expand import SageTrace, expand_list
 from afr.retrieval.candidate import Candidate
 from afr.retrieval.lists import plain_list
+from afr.retrieval.weights import dense_trust
 from afr.vectors.search import query_vector
 
 __all__ = ["SageRetriever", "SageTrace", "expand"]
@@ -42,7 +43,8 @@ def expand(session: Session, seeds: Retrieved, question: str, qvec: np.ndarray,
     with turn.timer.step("sage_expand"):
         found, trace, notes = expand_list(
             session.store, qvec, question, list(seeds.candidates), settings.ask.k, types,
-            settings.sage, params=settings.bm25, skip=skip)
+            settings.sage, params=settings.bm25, skip=skip,
+            dense_trust=dense_trust(settings.ranking))
     final: tuple[Candidate, ...] = tuple(found)
     return replace(seeds, candidates=final, strands=replace(seeds.strands, final=final),
                    notes=seeds.notes + tuple(notes), sage=trace)

@@ -9,8 +9,11 @@ similarity graph (``node_sim``, built by ``afr index --similarity``).
 3. pruning: BM25 of the question over the neighbours (global IDF) and their cosine
    similarity to the question (``doc``), each min-max normalised within the neighbour
    set, fused 0.6 / 0.4 (``[sage]`` bm25 / dense);
-4. the list: the seeds in seed order, then the neighbours by fused score, k − |seeds| of
-   them; when there are fewer neighbours, the seed list's next answers fill the rest.
+4. the list: the seeds in seed order, then k − |seeds| more by fused score: the
+   neighbours and (``compete``, afr's default) the seed list's next answers, scored
+   alike, so a neighbour enters by outscoring what the seed list had (off: the paper's
+   top neighbours alone); when there are too few, the seed list's next answers fill the
+   rest. The dense weight is scaled by the fusion's trust in the embedder.
 
 Policy ``skip_if_relational`` (the paper's "−Edge" variant, our default): no expansion
 when the seeds came from a Cypher query with a relation in the target's component whose
@@ -82,21 +85,23 @@ def neighbours_of(store: Store, seeds: Sequence[int], types: Sequence[str] | Non
             for r in rows]
 
 
-def prune(store: Store, qvec: np.ndarray, question: str, neighbours: Sequence[Neighbour],
+def prune(store: Store, qvec: np.ndarray, question: str, ids: Sequence[int],
           types: Sequence[str] | None, settings: SageSettings,
-          params: BM25Settings = BM25Settings()
+          params: BM25Settings = BM25Settings(), *, dense_trust: float = 1.0
           ) -> list[tuple[int, float, float | None, float | None]]:
-    """Step 3: (node, fused, dense, bm25) of every neighbour, best first (ties by id).
-    Each signal is min-max normalised over the neighbour set; a neighbour without any
-    query term has BM25 0, one without a vector gets nothing from the dense side."""
-    ids = [n.node_id for n in neighbours]
+    """Step 3: (node, fused, dense, bm25) of every node of ``ids`` (the neighbours, and the
+    seed list's answers competing with them), best first (ties by id). Each signal is
+    min-max normalised over ``ids``; a node without any query term has BM25 0, one without
+    a vector gets nothing from the dense side. ``dense_trust`` (0 to 1) scales the dense
+    weight: the fusion's trust in the store's embedder."""
+    ids = list(ids)
     if not ids:
         return []
     dense = search(store, "doc", qvec, len(ids), ids=ids)
     lexical = dict(bm25(store, question, params=params, types=types, ids=ids)) \
         if has_lexical_index(store) else {}
     lexical_all = sorted(((n, lexical.get(n, 0.0)) for n in ids), key=lambda x: (-x[1], x[0]))
-    signals = [(dense, settings.dense)]
+    signals = [(dense, settings.dense * dense_trust)]
     if lexical:
         signals.append((lexical_all, settings.bm25))
     fused = fuse(signals, method="linear")
@@ -117,11 +122,13 @@ def relational_skip(*, triplets: int, grounded: int, quota: int) -> str | None:
 
 def expand_list(store: Store, qvec: np.ndarray, question: str, seed_list: list[Candidate],
                 k: int, types: Sequence[str] | None, settings: SageSettings,
-                *, params: BM25Settings = BM25Settings(), skip: str | None = None
+                *, params: BM25Settings = BM25Settings(), skip: str | None = None,
+                dense_trust: float = 1.0
                 ) -> tuple[list[Candidate], SageTrace, list[str]]:
     """Steps 1–4: the final list (k long at most), what the expansion did, and warnings.
     ``types``: the target type(s) neighbours must have (None: any); ``skip``: a reason
-    not to expand (the list is then the seed list's first k)."""
+    not to expand (the list is then the seed list's first k); ``dense_trust``: see
+    ``prune``."""
     trace = SageTrace(settings=asdict(settings))
     warnings: list[str] = []
     seeds = seed_list[:min(settings.k_seed, k)]
@@ -138,19 +145,30 @@ def expand_list(store: Store, qvec: np.ndarray, question: str, seed_list: list[C
                           types if settings.same_type else None)
     trace.neighbours = len(found)
     link = {n.node_id: n for n in found}
-    ranked = prune(store, qvec, question, found, types if settings.same_type else None,
-                   settings, params)
-    out: list[Candidate] = []
-    for rank, c in enumerate(seeds, 1):
-        out.append(Candidate(c.node_id, SEED, c.level, c.vss_score, {
-            **c.provenance, "sage": {"role": "seed", "seed_rank": rank, "strand": c.source}}))
+    # with ``compete``, the seed list's next answers stand beside the neighbours: the
+    # expansion then only adds neighbours that outscore what the seed list had
+    rest = {c.node_id: c for c in seed_list[len(seeds):] if c.node_id not in link} \
+        if settings.compete else {}
+    ranked = prune(store, qvec, question, [*link, *rest],
+                   types if settings.same_type else None, settings, params,
+                   dense_trust=dense_trust)
+    out = [Candidate(c.node_id, SEED, c.level, c.vss_score, {
+        **c.provenance, "sage": {"role": "seed", "seed_rank": rank, "strand": c.source}})
+        for rank, c in enumerate(seeds, 1)]
     for node, fused, dense, lexical in ranked[:max(k - len(seeds), 0)]:
+        scores = {"fused": fused, "dense": dense, "bm25": lexical}
+        if node in rest:
+            c = rest[node]
+            out.append(Candidate(node, FILL, c.level, c.vss_score, {
+                **c.provenance, "scores": scores, "sage": {"role": "fill",
+                                                           "strand": c.source}}))
+            trace.filled += 1
+            continue
         n = link[node]
         out.append(Candidate(node, NEIGHBOUR, None, dense, {
-            "scores": {"fused": fused, "dense": dense, "bm25": lexical},
-            "sage": {"role": "neighbour", "via_seed": n.via_seed, "signal": n.signal,
-                     "sim": n.sim}}))
-    trace.kept = len(out) - len(seeds)
+            "scores": scores, "sage": {"role": "neighbour", "via_seed": n.via_seed,
+                                       "signal": n.signal, "sim": n.sim}}))
+        trace.kept += 1
     taken = {c.node_id for c in out}
     for c in seed_list[len(seeds):]:
         if len(out) >= k:
