@@ -25,9 +25,12 @@ longer path than the form can show is counted apart). Kept % = stated / held, ov
 gold answers among the candidates.
 
     python bench/rerank_tokens.py STORE QUESTIONS.csv [--column cypher] [-k 20]
-                                  [--limit N] [--json OUT] [--focused one_hop=5,text=500]
+                                  [--asked cypher_noisy] [--limit N] [--json OUT]
+                                  [--focused one_hop=5,text=500]
 
-``--focused`` measures other caps for the focused form (``DocumentCaps`` fields), to
+``--asked`` answers with another column's Cypher (the noisy one: an LLM's mistakes) while
+the facts still come from ``--column``'s gold Cypher: does a wrong query's focus lose the
+evidence? ``--focused`` measures other caps for the focused form (``DocumentCaps`` fields), to
 choose its defaults.
 """
 
@@ -247,7 +250,9 @@ def gold_ids(store: Store, answer_ids: list) -> set[int]:
 
 
 def measure(store: Store, rows: list[dict], column: str, k: int,
-            caps_of: dict[str, DocumentCaps] | None = None) -> dict:
+            caps_of: dict[str, DocumentCaps] | None = None, asked: str | None = None) -> dict:
+    """The numbers of the module's docstring; ``asked``: the column of the Cypher AF
+    answers with (its focus, its candidates; default ``column``, the gold one)."""
     settings = with_values(Settings(), {"llm.offline": True, "ask.log": False,
                                         "rerank.method": "none", "ask.k": k})
     pipe = Pipeline(store, settings)
@@ -258,9 +263,10 @@ def measure(store: Store, rows: list[dict], column: str, k: int,
     beyond = golds_in = 0
     for row in rows:
         cypher = row.get(column) or ""
+        used = row.get(asked or column) or cypher
         if not cypher.strip():
             continue
-        result = pipe.ask(row["query"], cypher=cypher, target_type=row.get("target_type") or None)
+        result = pipe.ask(row["query"], cypher=used, target_type=row.get("target_type") or None)
         ids = [a.node_id for a in result.answers]
         types = {a.node_id: a.type for a in result.answers}
         focus = result.retrieved.focus if result.retrieved.af else NO_FOCUS
@@ -319,6 +325,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("store")
     ap.add_argument("questions")
     ap.add_argument("--column", default="cypher", help="the gold Cypher's column")
+    ap.add_argument("--asked", help="the column of the Cypher AF answers with (default: "
+                    "--column; e.g. cypher_noisy: its mistakes focus the descriptions)")
     ap.add_argument("-k", type=int, default=20)
     ap.add_argument("--limit", type=int)
     ap.add_argument("--json", help="write the numbers here too")
@@ -332,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = list(csv.DictReader(fh))[:args.limit]
     store = open_store(args.store, read_only=True, create=False)
     try:
-        out = measure(store, rows, args.column, args.k, caps_of)
+        out = measure(store, rows, args.column, args.k, caps_of, args.asked)
         out["focused_caps"] = str(caps_of["focused"])
     finally:
         store.close()

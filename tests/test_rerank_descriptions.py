@@ -81,17 +81,17 @@ def focused(store: Store, cypher: str, ids: list[int]) -> dict[int, str]:
     return describe(store, ids, FOCUSED_CAPS, found.focus)
 
 
-# capped lists: 10 names for a relation the query walks, its constant's node first
-# although it sorts last (then the look-alikes in its scope, best first, then by name); 5
+# capped lists: 5 names for a relation the query walks, its constant's node first
+# although it sorts last (then the look-alikes in its scope, best first, then by name); 3
 # for any other; the rest counted
 VIA = ["  via Corvus:", "    in_family → Corvidae"]
-EATS = "  eats → food 0, food 1, food 2, food 3, food 4 (and 3 more)"
+EATS = "  eats → food 0, food 1, food 2 (and 5 more)"
 
 
 def seen_in(line: str) -> bool:
-    names = line.removeprefix("  seen_in → ").removesuffix(" (and 4 more)").split(", ")
-    return line.startswith("  seen_in → town of Zeal, ") and line.endswith(" (and 4 more)") \
-        and len(names) == 10 == len(set(names))
+    names = line.removeprefix("  seen_in → ").removesuffix(" (and 9 more)").split(", ")
+    return line.startswith("  seen_in → town of Zeal, ") and line.endswith(" (and 9 more)") \
+        and len(names) == 5 == len(set(names))
 
 
 def test_the_description_follows_the_cypher(store: Store, tmp_path: Path) -> None:
@@ -105,11 +105,25 @@ def test_the_description_follows_the_cypher(store: Store, tmp_path: Path) -> Non
     place_first = focused(store, PLACE_FIRST, [crow])[crow].split("\n")
     assert place_first[:5] == head and seen_in(place_first[5])
     assert place_first[6:] == ["  in_genus → Corvus", *VIA, EATS]
-    # without a query (methods that write no Cypher): the generic order, every list 5
+    # without a query (methods that write no Cypher): the generic order, every list 3
     generic = describe(store, [crow], FOCUSED_CAPS)[crow]
     assert generic == (f"crow (bird)\ncolour: black\nwingspan: 90\n{TEXT.strip()}\n"
                        f"relations:\n{EATS}\n  in_genus → Corvus\n  seen_in → place 00, "
-                       "place 01, place 02, place 03, place 04 (and 9 more)")
+                       "place 01, place 02 (and 11 more)")
+
+
+def test_two_constants_over_one_relation_both_lead_its_list(duck_store: Store,
+                                                            tmp_path: Path) -> None:
+    """Each constant's best node first, then the next best of each: neither constant's
+    look-alikes push the other out of a capped list."""
+    ids = load_birds(duck_store, tmp_path)
+    crow = ids["crow"]
+    cypher = ("MATCH (y:bird)-[:seen_in]->(p:place {name: 'town of Zeal'}), "
+              "(y)-[:seen_in]->(q:place {name: 'place 12'}) RETURN y")
+    lines = focused(duck_store, cypher, [crow])[crow].split("\n")
+    at = lines.index("relations:")
+    assert lines[at + 1].startswith("  seen_in → town of Zeal, place 12, ")
+    assert lines[at + 1].endswith(" (and 9 more)") and lines[at + 2] == EATS
 
 
 def test_a_long_description_gives_up_its_text_first(duck_store: Store, tmp_path: Path) -> None:
@@ -149,9 +163,9 @@ def test_the_rerank_prompt_carries_the_focused_descriptions(duck_store: Store,
     assert result.reranked and paper.reranked and len(prompts) == 2
     assert "relations:\n  in_genus → Corvus\n  via Corvus:\n    in_family → Corvidae\n" \
         "  seen_in → town of Zeal, " in prompts[0]
-    # the paper's form lists every place and food; the focused one 10 and 5 of them
+    # the paper's form lists every place and food; the focused one 5 and 3 of them
     assert "place 12" in prompts[1] and "food 7" in prompts[1]
-    assert "food 7" not in prompts[0] and "food 4 (and 3 more)" in prompts[0]
+    assert "food 7" not in prompts[0] and "food 2 (and 5 more)" in prompts[0]
     assert len(prompts[0]) < len(prompts[1])
 
 

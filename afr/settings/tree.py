@@ -129,8 +129,8 @@ class RerankSettings:
     with_relations: bool = knob(True, "Candidate descriptions carry their relations.")
     documents: Documents = knob(
         "focused", "The candidates' descriptions. focused: the relations and attributes "
-        "the question's Cypher names first, at most 10 names per relation it walks (its "
-        "constants' nodes first) and 5 per other relation, second hops only along its "
+        "the question's Cypher names first, at most 5 names per relation it walks (its "
+        "constants' nodes first) and 3 per other relation, second hops only along its "
         "paths to its constants, 1,000 characters of text and 3,000 of description; "
         "capped: at most 10 names per relation, 5 per second hop, 2,000 characters of "
         "text and 6,000 of document, second hops through a relation the node has one of; "

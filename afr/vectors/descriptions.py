@@ -6,7 +6,7 @@ the neighbours of hubs. The focused form keeps what a question's Cypher relies o
 the rest:
 
 - one-hop relations, at most ``caps.one_hop`` names for a relation the query walks and
-  ``caps.others`` for any other, the nodes the query's named constants grounded to listed
+  ``caps.others`` for any other (5 and 3 by default), the nodes the query's named constants grounded to listed
   first (so a capped list still names them), the rest counted ("and N more");
 - the relations and the attributes the query names first, in the query's order;
 - a second hop only along the query's own two-hop paths, and only the hops that reach one

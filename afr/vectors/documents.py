@@ -48,7 +48,9 @@ class DocumentCaps:
 CAPPED = DocumentCaps()
 NAME_GUARD = 1000  # the paper's descriptions list every neighbour, up to this many
 PAPER_CAPS = DocumentCaps(NAME_GUARD, NAME_GUARD, None, None, "type")
-FOCUSED_CAPS = DocumentCaps(10, 5, 1000, 3000, "query", others=5)
+# measured on the WordNet and a synthetic set (bench/rerank_tokens.py): 5 names for a
+# relation the query walks (its constants' nodes first) keep every fact 10 kept
+FOCUSED_CAPS = DocumentCaps(5, 5, 1000, 3000, "query", others=3)
 #: The reranker's descriptions by ``[rerank] documents``.
 RERANK_CAPS = {"focused": FOCUSED_CAPS, "capped": CAPPED, "paper": PAPER_CAPS}
 

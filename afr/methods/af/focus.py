@@ -42,7 +42,7 @@ def ranked_constant_nodes(grounded: GroundedCypher) -> tuple[int, ...]:
 def query_focus(grounded: GroundedCypher, schema: SkbSchema) -> Focus:
     """The focus of ``grounded``'s query: its relations at the target (in the query's
     order), the target's condition attributes, the constants' nodes, and the two-hop paths
-    to a constant (through a variable, or along a variable-length relation)."""
+    to a constant (through another symbol, or along a variable-length relation)."""
     resolved = grounded.resolved
     target = resolved.target
     if target is None or target not in resolved.symbols:
@@ -75,9 +75,9 @@ def _hop(t: ResolvedTriplet, start: str, schema: SkbSchema) -> Hop:
 
 def _onward(resolved: ResolvedQuery, first: ResolvedTriplet, mid: str,
             schema: SkbSchema) -> list[Hop]:
-    """The hops from ``mid`` (a variable) on to a named constant, ``first`` excluded."""
-    sym = resolved.symbols.get(mid)
-    if sym is None or sym.is_constant or first.max_hops != 1:
+    """The hops from ``mid`` on to a named constant, ``first`` excluded (``mid`` may be a
+    constant itself: a word that can mean the castle that belongs to chess)."""
+    if mid not in resolved.symbols or first.max_hops != 1:
         return []
     return [_hop(t, mid, schema) for t in resolved.triplets
             if t is not first and mid in (t.head, t.tail) and t.head != t.tail
