@@ -219,7 +219,8 @@ def test_the_expected_rerank_tokens_are_printed_before_an_eval(tmp_path: Path,
     # two birds: a listwise prompt of 2 descriptions (the sample is every bird)
     assert expected.sampled == 2 and expected.low == expected.high > 0
     line = (f"afr: note: rerank prompts per question: about {expected.high:,} tokens "
-            f"(listwise: 20 'focused' descriptions, ~{expected.description_chars:,} "
+            f"(listwise: 1 prompt of 20 'focused' descriptions, "
+            f"~{expected.description_chars:,} "
             "characters each in 2 sampled nodes; tokens estimated as characters / 4) — up "
             f"to about {2 * expected.high:,} for 2 questions")
     lines = result.stderr.splitlines()

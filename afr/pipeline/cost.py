@@ -103,10 +103,18 @@ class RerankTokens:
     high: int
     description_chars: int
     sampled: int
+    shown: int = 0  # descriptions per prompt
 
     @property
     def text(self) -> str:
         return f"{self.low:,}" if self.low == self.high else f"{self.low:,}–{self.high:,}"
+
+    @property
+    def prompts(self) -> str:
+        """``1 prompt of 20 'focused' descriptions``, ``54–69 prompts of 2 …``."""
+        calls = Calls("", *rerank_calls(self.reranker, self.k))
+        return (f"{calls.text} prompt{'s' if calls.high > 1 else ''} of {self.shown} "
+                f"'{self.documents}' description{'s' if self.shown > 1 else ''}")
 
 
 def rerank_tokens(store: Store, settings: Settings, *, question_chars: int,
@@ -131,7 +139,7 @@ def rerank_tokens(store: Store, settings: Settings, *, question_chars: int,
                                question="x" * question_chars, **variables)
     per_call = sum(len(m["content"]) for m in messages) / CHARS_PER_TOKEN
     return RerankTokens(reranker, settings.rerank.documents, k, round(low * per_call),
-                        round(high * per_call), mean, len(docs))
+                        round(high * per_call), mean, len(docs), shown)
 
 
 def _sampled_descriptions(store: Store, settings: Settings) -> list[str]:
@@ -151,14 +159,14 @@ def _sampled_descriptions(store: Store, settings: Settings) -> list[str]:
 
 def describe_tokens(tokens: RerankTokens, questions: int, per_question: int | None = None
                     ) -> str:
-    """``rerank prompts per question: about 2,600 tokens (listwise: 20 'focused'
-    descriptions, ~450 characters each in 50 sampled nodes; tokens estimated as
+    """``rerank prompts per question: about 2,600 tokens (listwise: 1 prompt of 20
+    'focused' descriptions, ~450 characters each in 50 sampled nodes; tokens estimated as
     characters / 4) — up to about 260,000 for 100 questions``. ``per_question``: the most
     per question when sweeps rerank more lists (default: this one's)."""
     most = tokens.high if per_question is None else per_question
     more = f"; with the sweeps' lists up to about {most:,}" if most != tokens.high else ""
     return (f"rerank prompts per question: about {tokens.text} tokens ({tokens.reranker}: "
-            f"{tokens.k} '{tokens.documents}' descriptions, ~{tokens.description_chars:,} "
+            f"{tokens.prompts}, ~{tokens.description_chars:,} "
             f"characters each in {tokens.sampled} sampled nodes; tokens estimated as "
             f"characters / {CHARS_PER_TOKEN}){more} — up to about {most * questions:,} for "
             f"{questions:,} questions")
