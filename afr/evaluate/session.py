@@ -23,11 +23,20 @@ from afr.evaluate.eval_runs import (
     source_path,
     store_eval_run,
 )
+from afr.evaluate.questions import Question
 from afr.evaluate.report import summarize
 from afr.evaluate.runner import MAX_LLM_FAILURES, Evaluator, RunReport
 from afr.evaluate.variants import merge_sweeps, parse_methods, parse_sweeps
 from afr.pipeline.ask import Pipeline
-from afr.pipeline.cost import Calls, describe_calls, llm_calls, rerank_calls, total_calls
+from afr.pipeline.cost import (
+    Calls,
+    describe_calls,
+    describe_tokens,
+    llm_calls,
+    rerank_calls,
+    rerank_tokens,
+    total_calls,
+)
 from afr.settings import Settings, to_dict, with_stored, with_values
 from afr.store.base import Store
 
@@ -102,6 +111,9 @@ def run_eval(store: Store, source: str | None = None, *, resume: str | None = No
         note(f"offline mode ({why}): entity linking + schema paths, no reranking")
     if not pipeline.offline:
         note(cost_note(pipeline, eval_settings, evaluator.left()))
+        tokens = tokens_note(pipeline, eval_settings, questions, evaluator.left())
+        if tokens:
+            note(tokens)
     if len(questions) > MEMORY_VECTORS_FROM:
         from afr.vectors.memory import use_memory_vectors
 
@@ -163,6 +175,27 @@ def cost_note(pipeline: Pipeline, eval_settings: EvalSettings, questions: int) -
     most = total_calls(parts).high * questions
     return (f"LLM calls per question: {describe_calls(parts)}; {questions} questions to "
             f"ask: up to {most:,} calls (retries not counted; calls in the cache are free)")
+
+
+def tokens_note(pipeline: Pipeline, eval_settings: EvalSettings,
+                questions: Sequence[Question], left: int) -> str | None:
+    """Step 8's expected prompt tokens per question and for the ``left`` questions to ask
+    (None: nothing is reranked): the run's reranker, and the lists its sweeps add."""
+    settings, store = pipeline.settings, pipeline.store
+    chars = round(sum(len(q.query) for q in questions) / len(questions)) if questions else 0
+    main = rerank_tokens(store, settings, question_chars=chars)
+    others = [m for m in eval_settings.sweeps.get("method", []) if m != settings.ask.method]
+    most = main.high * (1 + len(others))
+    for reranker in eval_settings.sweeps.get("reranker", []):
+        if reranker != settings.rerank.method:
+            most += rerank_tokens(store, settings, question_chars=chars,
+                                  reranker=reranker).high
+    if not most:
+        return None
+    return describe_tokens(main, left, most) if main.high else (
+        f"rerank prompts per question: up to about {most:,} tokens (the sweeps' rerankers; "
+        f"tokens estimated as characters / 4) — up to about {most * left:,} for {left:,} "
+        "questions")
 
 
 def skb_mismatch(store: Store, path: Path) -> str | None:

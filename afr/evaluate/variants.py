@@ -245,7 +245,8 @@ class VariantMaker:
         if method == self.pipeline.settings.rerank.method and result.answers:
             return [a.node_id for a in result.answers]
         reranked = rerank_list(session.llm, session, question, result.strands.final,
-                               method=method, keep_names=result.retrieved.keep_names)
+                               method=method, keep_names=result.retrieved.keep_names,
+                               focus=result.retrieved.focus)
         positions = reranked.positions
         if not positions:
             return before

@@ -23,6 +23,7 @@ from afr.retrieval.timing import Timer
 from afr.settings import Settings
 from afr.store.base import Store
 from afr.store.skb import SkbSchema
+from afr.vectors.descriptions import NO_FOCUS, Focus
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,8 @@ class Retrieved:
     fallbacks: tuple[Fallback, ...] = ()
     # names the reranker's descriptions keep when they must shrink (the query's names)
     keep_names: frozenset[str] = frozenset()
+    # what the reranker's focused descriptions state first (the query's relations, …)
+    focus: Focus = NO_FOCUS
     # The methods' own records (typed by the methods, which sit above this module; the
     # result reads them typed: ``afr.pipeline.result``): ``afr.methods.af.trace.AfTrace``,
     # ``afr.methods.sage.expand.SageTrace``, ``afr.methods.kar.run.KarTrace``.

@@ -16,7 +16,8 @@ from afr.pipeline.runs import write_run
 from afr.retrieval.candidate import Candidate
 from afr.retrieval.timing import Timer
 from afr.store.base import NodeDetails
-from afr.vectors.documents import CAPPED, PAPER_CAPS
+from afr.vectors.descriptions import NO_FOCUS, Focus
+from afr.vectors.documents import RERANK_CAPS
 from afr.vectors.search import save_query_vectors
 
 STEP_8 = "step 8"
@@ -39,9 +40,10 @@ class Reranked:
 def rerank_list(llm: Any, session: Session, question: str, candidates: Sequence[Candidate],
                 *, method: str, keep_names: frozenset[str] = frozenset(),
                 details: dict[int, NodeDetails] | None = None,
-                timer: Timer | None = None) -> Reranked:
+                timer: Timer | None = None, focus: Focus = NO_FOCUS) -> Reranked:
     """Step 8 on ``candidates`` with reranker ``method`` (no LLM, ``none`` or an empty list:
-    nothing to do); ``timer`` gets ``8_rerank`` only when the LLM reranked."""
+    nothing to do); ``timer`` gets ``8_rerank`` only when the LLM reranked. ``focus``: what
+    the focused descriptions state first (``rerank.documents = "focused"``)."""
     if llm is None or method == "none" or not candidates:
         return Reranked()
     store, settings = session.store, session.settings
@@ -58,8 +60,7 @@ def rerank_list(llm: Any, session: Session, question: str, candidates: Sequence[
                              model=settings.llm.steps.rerank.model,
                              effort=settings.llm.steps.rerank.effort,
                              prompts_dir=settings.prompts.dir,
-                             caps=PAPER_CAPS if settings.rerank.documents == "paper"
-                             else CAPPED)
+                             caps=RERANK_CAPS[settings.rerank.documents], focus=focus)
     except LLMError as exc:
         timer.timings["8_llm_failed"] = timer.timings.pop("8_rerank", 0.0)
         return Reranked(fallback=Fallback.of(exc, STEP_8, KEPT_ORDER))
@@ -88,7 +89,7 @@ def finish(session: Session, question: Question, found: Retrieved, turn: Turn, *
     details = store.node_details([c.node_id for c in found.candidates])
     reranked = rerank_list(turn.llm, session, question.text, found.candidates,
                            method=settings.rerank.method, keep_names=found.keep_names,
-                           details=details, timer=turn.timer)
+                           details=details, timer=turn.timer, focus=found.focus)
     fallbacks = found.fallbacks + ((reranked.fallback,) if reranked.fallback else ())
     llm = turn.llm
     result = AskResult(

@@ -20,6 +20,7 @@ from afr.llm.client import ContextLengthError
 from afr.llm.prompts import render_messages
 from afr.store.base import Store
 from afr.text import strip_reasoning
+from afr.vectors.descriptions import NO_FOCUS, Focus, describe
 from afr.vectors.documents import CAPPED, DocumentCaps, build_documents
 
 SHRINK_LEVELS = ("relations", "related_relations", "no_relations", "short")
@@ -48,9 +49,10 @@ class _Descriptions:
     """Node descriptions at each shrink level, built lazily from the store."""
 
     def __init__(self, store: Store, ids: Sequence[int], keep_names: set[str],
-                 with_relations: bool, caps: DocumentCaps = CAPPED) -> None:
+                 with_relations: bool, caps: DocumentCaps = CAPPED,
+                 focus: Focus = NO_FOCUS) -> None:
         self.store, self.ids, self.keep_names = store, list(ids), keep_names
-        self.caps = caps
+        self.caps, self.focus = caps, focus
         self.level = 0 if with_relations else 2
         self._cache: dict[int, dict[int, str]] = {}
         # The pointwise reranker's threads share one shrink level.
@@ -62,19 +64,28 @@ class _Descriptions:
                 self._cache[self.level] = self._build(self.level)
             return self._cache[self.level]
 
+    def _documents(self, relations: bool) -> dict[int, str]:
+        if self.caps.second_hops == "query":  # the focused form
+            return describe(self.store, self.ids, self.caps, self.focus, relations=relations)
+        return build_documents(self.store, self.ids, "doc_rel" if relations else "doc",
+                               caps=self.caps)
+
     def _build(self, level: int) -> dict[int, str]:
         if level == 0:
-            return build_documents(self.store, self.ids, "doc_rel", caps=self.caps)
+            return self._documents(relations=True)
         if level == 1:
-            full = build_documents(self.store, self.ids, "doc_rel", caps=self.caps)
-            base = build_documents(self.store, self.ids, "doc", caps=self.caps)
+            full = self._documents(relations=True)
+            base = self._documents(relations=False)
             out = {}
             for i, text in full.items():
-                extra = [ln for ln in text[len(base.get(i, "")):].splitlines()
+                # the relation lines (a focused description may have cut its text: read
+                # them after the heading, not after the base document's length)
+                relations = text.partition("\nrelations:\n")[2]
+                extra = [ln for ln in relations.splitlines()
                          if any(n in ln.lower() for n in self.keep_names)]
                 out[i] = base.get(i, "") + ("\nrelations:\n" + "\n".join(extra) if extra else "")
             return out
-        base = build_documents(self.store, self.ids, "doc", caps=self.caps)
+        base = self._documents(relations=False)
         return base if level == 2 else {i: t[:400] for i, t in base.items()}
 
     def shrink(self, failed_level: int) -> bool | None:
@@ -113,13 +124,13 @@ def rerank(client: LLMClient, store: Store, question: str, ids: Sequence[int], *
            method: str, node_types: dict[int, str], keep_names: set[str] | None = None,
            with_relations: bool = True, concurrency: int = 8, model: str | None = None,
            effort: str | None = None, prompts_dir: str | None = None,
-           caps: DocumentCaps = CAPPED) -> RerankOutcome:
+           caps: DocumentCaps = CAPPED, focus: Focus = NO_FOCUS) -> RerankOutcome:
     ids = list(ids)
     outcome = RerankOutcome(order=ids)
     if method == "none" or len(ids) <= 1:
         return outcome
     desc = _Descriptions(store, ids, {n.lower() for n in (keep_names or set()) if len(n) > 2},
-                         with_relations, caps)
+                         with_relations, caps, focus)
     local = {i + 1: node for i, node in enumerate(ids)}  # short ids the LLM sees
 
     def item(local_id: int) -> dict:

@@ -20,7 +20,7 @@ RANKINGS: tuple[str, ...] = get_args(Ranking)
 Reranker = Literal["pairwise", "listwise", "pointwise", "none"]
 RERANKERS: tuple[str, ...] = get_args(Reranker)
 Mode = Literal["strict", "lenient"]
-Documents = Literal["capped", "paper"]
+Documents = Literal["focused", "capped", "paper"]
 Overflow = Literal["query_names", "candidates"]
 Effort = Literal["none", "minimal", "low", "medium", "high"]
 EFFORTS: tuple[str, ...] = get_args(Effort)
@@ -129,10 +129,14 @@ class RerankSettings:
                             flag="--concurrency", minimum=1, maximum=64)
     with_relations: bool = knob(True, "Candidate descriptions carry their relations.")
     documents: Documents = knob(
-        "capped", "capped: at most 10 names per relation, 5 per second hop, 2,000 "
-        "characters of text and 6,000 of document, second hops through a relation the node "
-        "has one of; paper: every relation (up to 1,000 names), second hops through the "
-        "1-1 / n-1 relation types, no cut.")
+        "focused", "The candidates' descriptions. focused: the relations and attributes "
+        "the question's Cypher names first, at most 5 names per relation it walks (its "
+        "constants' nodes first) and 3 per other relation, second hops only along its "
+        "paths to its constants, 1,000 characters of text and 3,000 of description; "
+        "capped: at most 10 names per relation, 5 per second hop, 2,000 characters of "
+        "text and 6,000 of document, second hops through a relation the node has one of; "
+        "paper: every relation (up to 1,000 names), second hops through the 1-1 / n-1 "
+        "relation types, no cut.")
     overflow: Overflow = knob(
         "query_names", "When a prompt overflows the context, first keep the relation lines "
         "naming a name of the query (query_names) or a retrieved candidate of the query's "

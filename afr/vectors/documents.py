@@ -37,14 +37,22 @@ class DocumentCaps:
     two_hop: int = TWO_HOP_CAP  # … per group of a second hop
     text: int | None = MAX_TEXT_CHARS
     document: int | None = MAX_DOC_CHARS
-    # second hops through a relation the node has one of ("node"), or through a relation
-    # type every node has at most one of ("type": the paper's 1-1 / n-1 relation types)
+    # second hops through a relation the node has one of ("node"), through a relation
+    # type every node has at most one of ("type": the paper's 1-1 / n-1 relation types),
+    # or only along the question's query, to its constants ("query": the reranker's
+    # focused descriptions, ``afr.vectors.descriptions``)
     second_hops: str = "node"
+    others: int | None = None  # names per relation group the query does not walk
 
 
 CAPPED = DocumentCaps()
 NAME_GUARD = 1000  # the paper's descriptions list every neighbour, up to this many
 PAPER_CAPS = DocumentCaps(NAME_GUARD, NAME_GUARD, None, None, "type")
+# measured on the WordNet and a synthetic set (bench/rerank_tokens.py): 5 names for a
+# relation the query walks (its constants' nodes first) keep every fact 10 kept
+FOCUSED_CAPS = DocumentCaps(5, 5, 1000, 3000, "query", others=3)
+#: The reranker's descriptions by ``[rerank] documents``.
+RERANK_CAPS = {"focused": FOCUSED_CAPS, "capped": CAPPED, "paper": PAPER_CAPS}
 
 #: Bumped whenever the documents' text changes for the same data: stores record the
 #: version their vectors were built from (the demo store is rebuilt when it differs).
@@ -106,13 +114,16 @@ def _format_value(value: Any) -> str:
 
 
 def base_document(node: NodeInfo, type_labels: dict[str, str],
-                  text_cap: int | None = MAX_TEXT_CHARS) -> str:
+                  text_cap: int | None = MAX_TEXT_CHARS, first: Sequence[str] = ()) -> str:
+    """Name, type, aliases, attributes and text; the attributes named in ``first`` lead
+    (a question's conditions: the reranker's focused descriptions)."""
     lines = [f"{node.name or '(unnamed)'} ({type_labels.get(node.type, node.type)})"]
     if node.aliases:
         lines.append("also known as: " + ", ".join(node.aliases[:10]))
     # Keys in sorted order, not as stored: PostgreSQL's JSONB reorders them and DuckDB
     # keeps them as written, and the same SKB must give the same documents on both.
-    for key in sorted(node.attrs):
+    leading = [key for key in dict.fromkeys(first) if key in node.attrs]
+    for key in leading + [key for key in sorted(node.attrs) if key not in leading]:
         rendered = _format_value(node.attrs[key])
         if rendered:
             lines.append(f"{key}: {rendered[:500]}")
@@ -121,12 +132,15 @@ def base_document(node: NodeInfo, type_labels: dict[str, str],
     return "\n".join(lines)
 
 
+def relation_line(group: RelationGroup, labels: dict[str, str], indent: str) -> str:
+    """``  label → a, b, c (and 7 more)``: a relation group, its names as capped."""
+    more = f" (and {group.total - len(group.names)} more)" if group.total > len(group.names) \
+        else ""
+    return f"{indent}{_relation_label(labels, group)} {', '.join(group.names)}{more}"
+
+
 def _relations_block(groups: list[RelationGroup], labels: dict[str, str], indent: str) -> list[str]:
-    lines = []
-    for g in groups:
-        more = f" (and {g.total - len(g.names)} more)" if g.total > len(g.names) else ""
-        lines.append(f"{indent}{_relation_label(labels, g)} {', '.join(g.names)}{more}")
-    return lines
+    return [relation_line(g, labels, indent) for g in groups]
 
 
 TWO_HOP_CACHE_NODES = 100_000

@@ -8,7 +8,7 @@ Step 8 and the run log are the shared finish (``afr.pipeline``).
 from __future__ import annotations
 
 from afr.cypher.resolve import ResolvedQuery
-from afr.ground import candidate_levels
+from afr.methods.af.focus import constant_nodes, query_focus
 from afr.methods.af.formalize import Formalized, formalize
 from afr.methods.af.grounding import GroundedCypher, ground_cypher
 from afr.methods.af.ranking import RANKING_STEPS, RankInput
@@ -46,7 +46,8 @@ class AfRetriever:
             notes.append(repair.note)
         return Retrieved(strands.final, target_type, strands,
                          tuple(notes) + inp.notes + strands.notes, failures,
-                         keep_names=self.keep_names(grounded), af=trace)
+                         keep_names=self.keep_names(grounded),
+                         focus=query_focus(grounded, self.session.schema), af=trace)
 
     def ground_and_repair(self, question: Question, formalized: Formalized, turn: Turn
                ) -> tuple[GroundedCypher, RepairRound | None, str]:
@@ -112,13 +113,7 @@ def _candidate_names(store: Store, grounded: GroundedCypher) -> frozenset[str]:
     """The names of the retrieved candidates of the query's other symbols, those in scope
     at the grounding's last level (the paper's overflow rule keeps the relations to
     them)."""
-    level = grounded.result.final_level if grounded.result else None
-    schedule = grounded.result.levels if grounded.result else []
-    ids = [node for var, cands in grounded.symbols.items()
-           if var != grounded.resolved.target and cands.constant
-           for node, lv in zip(cands.ids, candidate_levels(len(cands.ids), schedule,
-                                                           cands.exact), strict=False)
-           if level is None or lv <= level]
+    ids = constant_nodes(grounded)
     return frozenset(d.name for d in store.node_details(ids).values() if d.name)
 
 
