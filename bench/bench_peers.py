@@ -223,6 +223,27 @@ def kuzu_cases(rows: list[dict], schema) -> list[Case]:
     return cases
 
 
+def exact_names_only(session, cypher: str, target_type: str | None):
+    """afr's steps 3-5 stopped where Kuzu's work ends: parse and resolve, every constant's
+    exact name matches (the similarity search that widens the scope deferred, never run)
+    and the grounding of those (level 1). The grounding result."""
+    from afr.cypher import parse_cypher, resolve
+    from afr.ground import ground
+    from afr.methods.af.grounding import fix_cypher, grounding_query
+    from afr.methods.af.symbols import retrieve_symbols
+
+    af = session.settings.af
+    fixed = fix_cypher(parse_cypher(cypher), session.schema, session.catalog,
+                       target_type=target_type, enabled=af.fix)
+    resolved = resolve(fixed.graph, session.schema, mode=af.mode,
+                       use_edge_types=af.use_edge_types, target_type=target_type)
+    symbols = retrieve_symbols(session.store, session.embedder, resolved, session.catalog,
+                               l_max=af.l_max, defer=True)
+    query = grounding_query(resolved, symbols)
+    return ground(session.store, query, k=session.settings.ask.k, l_max=af.l_max) \
+        if query is not None else None
+
+
 def compare_kuzu(session, conn, cases: list[Case], rounds: int) -> None:
     """afr's steps 3–5 and Kuzu on each case's relational part, alternating which goes
     first; one untimed round first (warm)."""
@@ -230,6 +251,7 @@ def compare_kuzu(session, conn, cases: list[Case], rounds: int) -> None:
 
     afr_35: list[float] = []
     afr_5: list[float] = []
+    afr_exact: list[float] = []
     kuzu_t: list[float] = []
     agree: dict[str, tuple[bool, float, int]] = {}
     for rnd in range(rounds + 1):
@@ -244,6 +266,12 @@ def compare_kuzu(session, conn, cases: list[Case], rounds: int) -> None:
                 answers = out.result.answers if out.result else []
                 return {n for n, level in answers if level == 1}
 
+            def run_exact(case=case, timed=rnd > 0):
+                t = time.perf_counter()
+                exact_names_only(session, case.relational, case.row["target_type"] or None)
+                if timed:
+                    afr_exact.append(time.perf_counter() - t)
+
             def run_kuzu(case=case, timed=rnd > 0):
                 text, params = case.kuzu
                 t = time.perf_counter()
@@ -254,7 +282,9 @@ def compare_kuzu(session, conn, cases: list[Case], rounds: int) -> None:
 
             if (i + rnd) % 2:
                 level1, peer = run_afr(), run_kuzu()
+                run_exact()
             else:
+                run_exact()
                 peer, level1 = run_kuzu(), run_afr()
             union = level1 | peer
             agree[case.row.get("id", str(i))] = (
@@ -272,12 +302,16 @@ def compare_kuzu(session, conn, cases: list[Case], rounds: int) -> None:
     differ = [f"{q} ({j:.2f})" for q, (eq, j, _) in agree.items() if not eq]
     if differ:
         print("differ (Jaccard): " + ", ".join(differ))
-    print(f"| {'':24} | {'p50 ms':>8} | {'p95 ms':>8} |\n|---|---:|---:|")
+    print(f"| {'':26} | {'p50 ms':>8} | {'p95 ms':>8} |\n|---|---:|---:|")
     for name, values in (("afr steps 3-5", afr_35), ("afr step 5 (grounding)", afr_5),
-                         ("Kuzu", kuzu_t)):
-        print(f"| {name:24} | {pct(values, .5):8.1f} | {pct(values, .95):8.1f} |")
+                         ("afr 3-5, exact names only", afr_exact), ("Kuzu", kuzu_t)):
+        print(f"| {name:26} | {pct(values, .5):8.1f} | {pct(values, .95):8.1f} |")
     print(f"ratio at p50: afr 3-5 / Kuzu {pct(afr_35, .5) / pct(kuzu_t, .5):.1f}x; "
-          f"afr 5 / Kuzu {pct(afr_5, .5) / pct(kuzu_t, .5):.1f}x")
+          f"afr 5 / Kuzu {pct(afr_5, .5) / pct(kuzu_t, .5):.1f}x; afr exact names only / "
+          f"Kuzu {pct(afr_exact, .5) / pct(kuzu_t, .5):.1f}x")
+    print("(afr's steps 3-5 widen the scope when the exact names ground fewer than k "
+          "answers: similarity search per constant, then grounding level by level; the "
+          "exact-names-only line is the work Kuzu does)")
 
 
 # -- afr steps 3-7 --------------------------------------------------------------------
@@ -345,17 +379,25 @@ def profile_steps(pipelines: dict[str, object], rows: list[dict]) -> None:
     import cProfile
     import pstats
 
-    print("\n## where the time goes: ms per question (cProfile, one pass; its overhead "
-          "inflates the Python parts)")
+    from afr.retrieval import parallel
+
+    print("\n## where the time goes: ms per question (cProfile, one pass, every read in "
+          "this thread — PostgreSQL's second connection unused — so the parts add up; "
+          "cProfile's overhead inflates the Python parts)")
     names = list(pipelines)
     print(f"| part | {' | '.join(names)} |\n|---|{'---:|' * len(names)}")
     columns = []
     for name in names:
         profiler = cProfile.Profile()
+        reader_for = parallel.reader_for
+        parallel.reader_for = lambda store: None  # cProfile sees this thread only
         profiler.enable()
-        for row in rows:
-            steps_3_7(pipelines[name], row)
-        profiler.disable()
+        try:
+            for row in rows:
+                steps_3_7(pipelines[name], row)
+        finally:
+            profiler.disable()
+            parallel.reader_for = reader_for
         stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
         found = {}
         for label, path, func in (*PARTS, ("steps 3-7 in all", "afr/methods/af/retriever.py",
