@@ -65,9 +65,9 @@ MUTATIONS = {
         ("tests/test_pipeline.py", "tests/test_hardening_prompt.py")),
     "sql-swallows-writes": Mutation(  # a write is skipped silently instead of refused
         "cli/store_commands.py",
-        "    columns, rows = store.query_with_columns(statement, values)",
+        "    columns, rows = store.query_with_columns(statement, values,\n",
         "    columns, rows = ([], []) if statement.split()[0].upper() in ('DELETE', 'DROP') "
-        "else store.query_with_columns(statement, values)",
+        "else store.query_with_columns(statement, values,\n",
         ("tests/test_hardening_injection.py::test_sql_is_read_only_on_both_stores",),
         ("tests/test_hardening_injection.py::test_sql_is_read_only_on_both_stores",)),
     "recall-denominator": Mutation(  # recall@20 divides by at least two gold answers
