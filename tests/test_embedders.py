@@ -62,8 +62,9 @@ def test_bad_specs(spec: str) -> None:
 
 
 def test_st_missing_names_a_command_this_install_can_run() -> None:
-    """The hint names the extra as this afr can get it: here an editable install of a
-    source tree (`pip install 'afr[st]'` would fetch a package of that name from PyPI)."""
+    """The hint names the extra as this afr can get it: here an install of a source tree,
+    editable (a developer's) or not (CI's `pip install .`) — `pip install 'afr[st]'` would
+    fetch a package of that name from PyPI."""
     try:
         import sentence_transformers  # noqa: F401
     except ImportError:
@@ -75,10 +76,10 @@ def test_st_missing_names_a_command_this_install_can_run() -> None:
 
 
 def _runnable_from_source(hint: str, extra: str) -> None:
-    """A `pip install -e PATH[EXTRA]` hint names a source tree that declares EXTRA."""
-    words = shlex.split(hint)
-    assert words[:3] == ["pip", "install", "-e"], hint
-    path, _, rest = words[3].partition("[")
+    """A `pip install [-e] PATH[EXTRA]` hint names a source tree that declares EXTRA."""
+    words = [w for w in shlex.split(hint) if w != "-e"]
+    assert words[:2] == ["pip", "install"] and len(words) == 3, hint
+    path, _, rest = words[2].partition("[")
     assert rest == f"{extra}]"
     project = tomllib.loads((Path(path) / "pyproject.toml").read_text(encoding="utf-8"))
     assert extra in project["project"]["optional-dependencies"]
