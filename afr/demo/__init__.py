@@ -10,7 +10,7 @@ from afr.errors import StoreError
 from afr.lexical import has_lexical_index
 from afr.resources import demo_skb_dir
 from afr.settings import StoreSettings, cache_dir
-from afr.store import DEFAULT_DB, DuckDBStore, Store, is_postgres_url, open_store
+from afr.store import DEFAULT_DB, DuckDBStore, Store, is_store_url, open_store
 from afr.store.base import SCHEMA_VERSION
 from afr.vectors.documents import DOCUMENTS_VERSION
 
@@ -120,7 +120,7 @@ def open_store_for(settings: StoreSettings, *, write: bool = False, read_only: b
                 if demo is not None:
                     return demo
             target = str(ensure_demo_store(demo_path, progress=progress))
-    if not create and not is_postgres_url(target) and not Path(target).expanduser().exists():
+    if not create and not is_store_url(target) and not Path(target).expanduser().exists():
         if chosen is None:
             raise StoreError(f"no store here (./{DEFAULT_DB}); run 'afr load DIR' first")
         raise StoreError(f"no store at {target}; run 'afr load DIR' first, or check --db "
@@ -144,7 +144,7 @@ def setup_demo(settings: StoreSettings, *, rebuild: bool = False,
     """``afr demo``: the demo store at the chosen DuckDB file (``settings.db``), else in
     the cache; a PostgreSQL URL is not a place for it, so the cache is used."""
     target = settings.db
-    path = Path(target).expanduser() if target and not is_postgres_url(target) \
+    path = Path(target).expanduser() if target and not is_store_url(target) \
         else demo_store_path(settings)
     return ensure_demo_store(path, rebuild=rebuild, progress=progress)
 

@@ -9,7 +9,7 @@ from typing import Literal
 from afr.errors import LoadError
 from afr.load.loader import LoadReport, load_skb_dir
 from afr.settings import StoreSettings
-from afr.store import is_postgres_url, open_store, resolve_db
+from afr.store import is_store_url, open_store, resolve_db
 
 Format = Literal["auto", "skb", "stark"]
 
@@ -33,7 +33,7 @@ def load_into(settings: StoreSettings, source: str | Path, *, fmt: Format = "aut
     kind = detect_format(source) if fmt == "auto" else fmt
     target = resolve_db(settings.db)
     created = None
-    if not is_postgres_url(target) and not Path(target).expanduser().exists():
+    if not is_store_url(target) and not Path(target).expanduser().exists():
         created = Path(target).expanduser()
     store = open_store(target, settings=settings)
     loaded = False
