@@ -83,7 +83,6 @@ def spark_session(master: str) -> SparkSession:
         from pyspark.sql import SparkSession
     except ImportError:
         raise StoreError("a Spark store needs pyspark: pip install 'afr[spark]'") from None
-    log_config = Path(__file__).with_name("spark-log4j2.properties")
     try:
         session = (SparkSession.builder.master(master).appName("afr")
                    .config("spark.ui.enabled", "false")
@@ -98,8 +97,6 @@ def spark_session(master: str) -> SparkSession:
                    .config("spark.sql.ansi.enabled", "false")
                    # users' `afr sql` reads tables, not arbitrary files of the machine
                    .config("spark.sql.runSQLOnFiles", "false")
-                   .config("spark.driver.extraJavaOptions",
-                           f"-Dlog4j2.configurationFile=file:{log_config}")
                    .getOrCreate())
     except Exception as exc:  # Java missing, a master refusing us: one line, no trace
         raise StoreError(f"cannot start Spark ({master}): {_first_line(exc)}") from None
