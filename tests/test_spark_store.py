@@ -25,6 +25,7 @@ from afr.errors import LoadError, StoreError
 from afr.load import load_skb_dir
 from afr.settings import StoreSettings
 from afr.store import open_store, store_kind
+from afr.store.dialect import SPARK
 from afr.store.spark_store import parse_spark_url
 
 
@@ -38,6 +39,20 @@ def test_the_url_rule() -> None:
                 "spark://local[2]/kb/x"):
         with pytest.raises(StoreError, match="spark://local"):
             parse_spark_url(bad)
+
+
+def test_portable_statements_are_finished_for_spark() -> None:
+    (zipped,) = SPARK.finish("SELECT $id, unnest(CAST($a AS BIGINT[])) AS x, "
+                             "CAST(unnest(CAST($b AS VARCHAR[])) AS JSON) AS y")
+    # one generator: the first list's positions index every list (1-based element_at)
+    assert zipped.count("POSEXPLODE") == 1 and "EXPLODE(" not in zipped.replace("POSEXPLODE", "")
+    assert "ELEMENT_AT(CAST(:a AS ARRAY<BIGINT>), afr_pos + 1) AS x" in zipped
+    assert "CAST(ELEMENT_AT(CAST(:b AS ARRAY<STRING>), afr_pos + 1) AS STRING) AS y" in zipped
+    assert SPARK.finish("CREATE INDEX i ON t (a); DROP INDEX IF EXISTS i") == []
+    (vec,) = SPARK.finish("CREATE TABLE e (node_id BIGINT, vec FLOAT[8] NOT NULL, c JSON)")
+    assert "vec ARRAY<FLOAT> NOT NULL" in vec and "c STRING" in vec
+    (median,) = SPARK.finish("SELECT quantile_cont(x, 0.5) FROM t")
+    assert median == "SELECT PERCENTILE(x, 0.5) FROM t"
 
 
 def test_an_unreachable_master_is_one_line(tmp_path: Path) -> None:
@@ -141,6 +156,8 @@ def test_the_cli_on_spark(spark_store, spark_warehouse, tmp_path: Path) -> None:
     rows = afr("sql", "--json", "SELECT count(*) AS n FROM nodes")
     assert rows.exit_code == 0, rows.output
     assert json.loads(rows.output)[0]["n"] == json.loads(info.output)["nodes"]
+    aliases = afr("sql", "--json", "SELECT node_id, alias FROM node_aliases")
+    assert [r["alias"] for r in json.loads(aliases.output)] == ["K. He"]
     missing = afr("sql", "SELECT * FROM no_such_table")
     assert missing.exit_code != 0 and missing.output.startswith("afr: error: Spark: ")
     assert "no_such_table" in missing.output and len(missing.output.splitlines()) == 1
