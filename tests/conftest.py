@@ -150,3 +150,34 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if os.environ.get("CI") and unallowed(_skipped, allowed_skips()) \
             and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.fixture(scope="session")
+def spark_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One ``local[2]`` Spark session for the whole test session (it takes ~10 s to start)
+    and a warehouse folder for its stores; skipped only where Java is absent. The JVM is
+    stopped when the session ends."""
+    import shutil
+
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("no Java: the Spark store tests need a JVM (Java 17+)")
+    from afr.store.spark_store import spark_session
+
+    spark_session(SPARK_MASTER)
+    yield tmp_path_factory.mktemp("spark-warehouse")
+    spark_session(SPARK_MASTER).stop()
+    spark_session.cache_clear()
+
+
+SPARK_MASTER = "local[2]"
+
+
+@pytest.fixture
+def spark_store(spark_warehouse: Path) -> Iterator[Store]:
+    """A fresh Spark store (a database of its own in the session's warehouse)."""
+    from afr.store.spark_store import SparkStore
+
+    store = SparkStore(f"spark://{SPARK_MASTER}/t_{uuid.uuid4().hex[:12]}",
+                       warehouse=spark_warehouse)
+    yield store
+    store.close()

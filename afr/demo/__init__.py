@@ -19,7 +19,7 @@ from afr.store import (
     DuckDBStore,
     Store,
     check_store_file,
-    is_postgres_url,
+    is_store_url,
     open_store,
 )
 from afr.store.base import SCHEMA_VERSION
@@ -156,9 +156,9 @@ def open_store_for(settings: StoreSettings, *, write: bool = False, read_only: b
             if building_demo is not None and not demo_ready(demo_path):
                 building_demo(demo_path)
             target = str(ensure_demo_store(demo_path, progress=progress))
-    if not is_postgres_url(target):
+    if not is_store_url(target):
         check_store_file(Path(target).expanduser())  # before saying it is missing
-    if not create and not is_postgres_url(target) and not Path(target).expanduser().exists():
+    if not create and not is_store_url(target) and not Path(target).expanduser().exists():
         if chosen is None:
             raise StoreError(f"no store here (./{DEFAULT_DB}); run 'afr load DIR' first")
         raise StoreError(f"no store at {target}; run 'afr load DIR' first, or check --db "
@@ -198,7 +198,7 @@ def setup_demo(settings: StoreSettings, *, rebuild: bool = False,
         ensure_demo_store(path, rebuild=rebuild, progress=progress)
         return DemoSetup(str(path), built, path)
     created = None
-    if not is_postgres_url(target) and not Path(target).expanduser().exists():
+    if not is_store_url(target) and not Path(target).expanduser().exists():
         created = Path(target).expanduser()
     store = open_store(target, settings=settings, create=True)
     done = False

@@ -11,7 +11,7 @@ from afr.errors import LoadError, StoreError
 from afr.load.loader import LoadReport, load_skb_dir
 from afr.resources import demo_skb_dir
 from afr.settings import StoreSettings
-from afr.store import is_postgres_url, open_store, resolve_db
+from afr.store import is_store_url, open_store, resolve_db
 
 Format = Literal["auto", "skb", "stark"]
 #: The source name of the bundled demo SKB (``afr load demo``), unless a path is called so.
@@ -46,7 +46,7 @@ def load_into(settings: StoreSettings, source: str | Path, *, fmt: Format = "aut
     kind = detect_format(source) if fmt == "auto" else fmt
     target = resolve_db(settings.db)
     created = None
-    if not is_postgres_url(target) and not Path(target).expanduser().exists():
+    if not is_store_url(target) and not Path(target).expanduser().exists():
         created = Path(target).expanduser()
     store = open_store(target, settings=settings)
     loaded = False

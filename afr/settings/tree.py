@@ -331,8 +331,9 @@ class EmbedSettings:
 class StoreSettings:
     """[store] Where the SKB lives and how much memory its database may take."""
 
-    db: str | None = knob(None, "A DuckDB file path or a postgresql:// URL [default: "
-                          "./afr.duckdb].", env=("AFR_DB",), stored=False)
+    db: str | None = knob(None, "A DuckDB file path, a postgresql:// URL or a "
+                          "spark://MASTER/DATABASE URL [default: ./afr.duckdb].",
+                          env=("AFR_DB",), stored=False)
     schema: str = knob("afr", "PostgreSQL schema holding afr's tables.",
                        env=("AFR_SCHEMA",), stored=False)
     duckdb_memory_mb: int | None = knob(
@@ -341,6 +342,9 @@ class StoreSettings:
     pg_index_memory_mb: int = knob(1024, "Most maintenance_work_mem of one HNSW build, "
                                    "in MB.", env=("AFR_PG_INDEX_MEMORY_MB",), minimum=64,
                                    stored=False)
+    spark_warehouse: str = knob("afr-spark", "Folder holding the Parquet tables of Spark "
+                                "stores (one subfolder per database).",
+                                env=("AFR_SPARK_WAREHOUSE",), stored=False)
     cache_dir: str | None = knob(None, "afr's cache (the demo store) [default: "
                                  "$XDG_CACHE_HOME/afr, else ~/.cache/afr].",
                                  env=("AFR_CACHE_DIR",), stored=False, in_file=False)

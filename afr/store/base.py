@@ -1,4 +1,4 @@
-"""The store interface: one SKB in SQL tables, in DuckDB or PostgreSQL.
+"""The store interface: one SKB in SQL tables, in DuckDB, PostgreSQL or Spark.
 
 A store renders SQL templates from ``sql/`` and ``schema/`` (Jinja), picks the file for
 its dialect, finishes it (``afr.store.dialect``) and runs it with bound parameters.
@@ -6,8 +6,9 @@ Everything above this layer speaks only through ``run``/``query`` and the few me
 below, so the pipeline never knows which database it is on.
 
 The dialect rule: a template named ``dir/name.sql`` runs as ``dir/name.<dialect>.sql``
-(``duckdb`` or ``postgres``) when that file exists, as written; otherwise as the portable
-``dir/name.sql``, written in DuckDB's dialect and transpiled for PostgreSQL by sqlglot.
+(``duckdb``, ``postgres`` or ``spark``) when that file exists, as written; otherwise as the
+portable ``dir/name.sql``, written in DuckDB's dialect and transpiled for PostgreSQL and
+Spark by sqlglot.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ TYPE_INDEX_MIN_NODES = 1000
 SKB_TABLES = ("nodes", "node_aliases", "edges", "node_types", "edge_types", "node_attributes",
               "lex_postings", "lex_docs", "lex_df", "lex_stats", "node_names", "node_sim",
               "node_sim_meta")
-DIALECTS = ("duckdb", "postgres")
+DIALECTS = ("duckdb", "postgres", "spark")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -565,12 +566,14 @@ def used_params(stmt: str, params: dict[str, Any] | None) -> dict[str, Any] | No
         return None
     names = set(_PARAM.findall(stmt))
     names.update(_PG_PARAM.findall(stmt))
+    names.update(_SPARK_PARAM.findall(stmt))
     used = {k: v for k, v in params.items() if k in names}
     return used or None
 
 
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _PG_PARAM = re.compile(r"%\(([A-Za-z_][A-Za-z0-9_]*)\)s")
+_SPARK_PARAM = re.compile(r"(?<![:\w]):([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def redact_url(url: str) -> str:

@@ -1,12 +1,15 @@
-"""Everything that differs between DuckDB and PostgreSQL, in one place.
+"""Everything that differs between DuckDB, PostgreSQL and Spark SQL, in one place.
 
 Portable templates in ``sql/`` and ``schema/`` are written once, in DuckDB's dialect;
-for PostgreSQL they are transpiled with sqlglot. (What sqlglot cannot carry — COPY,
+for PostgreSQL and Spark they are transpiled with sqlglot. (What sqlglot cannot carry — COPY,
 index methods, JSON accessors — lives in ``<name>.duckdb.sql`` / ``<name>.postgres.sql``
 files that run as written: the dialect rule in ``afr.store.base``.) The vector constructs are the only ones
 sqlglot cannot translate: templates spell cosine distance as a call to the placeholder
 function ``AFR_COSINE_DISTANCE(a, b)`` and an embedding type as a fixed-size
-``FLOAT[n]``; this module rewrites both per dialect.
+``FLOAT[n]``; this module rewrites both per dialect. Spark has no JSON type (JSON is text
+there, decoded by the store), allows one generator per SELECT (DuckDB's parallel
+``unnest`` calls become positions into their arrays) and has no indexes (CREATE and DROP
+INDEX are left out): rewritten here too.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ COSINE_PLACEHOLDER = "AFR_COSINE_DISTANCE"
 
 @dataclass(frozen=True)
 class Dialect:
-    name: str  # "duckdb" or "postgres" (sqlglot's names)
+    name: str  # "duckdb", "postgres" or "spark" (sqlglot's names)
 
     def finish(self, sql: str, *, pretty: bool = False) -> list[str]:
         """Turn rendered DuckDB-dialect SQL into this dialect's statements (``pretty``:
@@ -30,6 +33,7 @@ class Dialect:
 
 DUCKDB = Dialect("duckdb")
 POSTGRES = Dialect("postgres")
+SPARK = Dialect("spark")
 
 
 def _pg_cosine(node):
@@ -130,8 +134,91 @@ def _finish(dialect: str, sql: str, pretty: bool = False) -> tuple[str, ...]:
     import sqlglot  # a fifth of a second to import: only PostgreSQL stores need it
 
     statements = [s for s in sqlglot.parse(sql, read="duckdb") if s is not None]
+    if dialect == "spark":
+        return tuple(out for s in statements if (out := _spark_statement(s, pretty)))
     return tuple(
         s.transform(_postgres_types).transform(_pg_cosine).sql(
             "postgres", **({"pretty": True, "comments": False} if pretty else {}))
         for s in statements
     )
+
+
+# -- Spark -------------------------------------------------------------------------------
+
+# 1 - a·b / (|a| |b|), in double precision as DuckDB's array_cosine_distance computes it
+_SPARK_COSINE = (
+    "1 - AGGREGATE(ZIP_WITH(afr_a, afr_b, (x, y) -> CAST(x AS DOUBLE) * y), "
+    "CAST(0 AS DOUBLE), (s, v) -> s + v) / (SQRT(AGGREGATE(afr_a, CAST(0 AS DOUBLE), "
+    "(s, x) -> s + CAST(x AS DOUBLE) * x)) * SQRT(AGGREGATE(afr_b, CAST(0 AS DOUBLE), "
+    "(s, x) -> s + CAST(x AS DOUBLE) * x)))")
+_POSITION = "afr_pos"
+
+
+def _spark_statement(statement, pretty: bool = False) -> str | None:
+    """One parsed DuckDB-dialect statement as Spark SQL; None for one Spark goes without."""
+    from sqlglot import exp
+
+    if isinstance(statement, exp.Create | exp.Drop) and statement.kind == "INDEX":
+        return None
+    finished = (statement.transform(_spark_types).transform(_spark_cosine)
+                .transform(_spark_percentile).transform(_parallel_unnest))
+    return finished.sql("spark", **({"pretty": True, "comments": False} if pretty else {}))
+
+
+def _spark_types(node):
+    from sqlglot import exp
+
+    if not isinstance(node, exp.DataType):
+        return node
+    if node.this == exp.DataType.Type.JSON:
+        return exp.DataType.build("STRING")
+    if node.this == exp.DataType.Type.ARRAY and node.args.get("values"):
+        return exp.DataType(this=exp.DataType.Type.ARRAY, expressions=node.expressions,
+                            nested=True)
+    return node
+
+
+def _spark_percentile(node):
+    """DuckDB's quantile_cont(x, q) → Spark's percentile(x, q) (the same interpolation;
+    sqlglot would write a percentile_cont call Spark does not take)."""
+    from sqlglot import exp
+
+    if isinstance(node, exp.PercentileCont) and node.expression is not None:
+        return exp.func("percentile", node.this.copy(), node.expression.copy())
+    return node
+
+
+def _spark_cosine(node):
+    from sqlglot import exp, parse_one
+
+    if not (isinstance(node, exp.Anonymous) and node.name.upper() == COSINE_PLACEHOLDER):
+        return node
+    a, b = node.expressions
+    spelled = parse_one(_SPARK_COSINE, read="spark")
+    for column in list(spelled.find_all(exp.Column)):
+        if column.name in ("afr_a", "afr_b"):
+            column.replace(exp.Paren(this=(a if column.name == "afr_a" else b).copy()))
+    return exp.Paren(this=spelled)
+
+
+def _parallel_unnest(node):
+    """``SELECT x, unnest(A), unnest(B)`` (no FROM) → ``SELECT x, element_at(A, p + 1),
+    element_at(B, p + 1) FROM (SELECT posexplode(A) AS (p, v))``."""
+    from sqlglot import exp, parse_one
+
+    if not isinstance(node, exp.Select) or node.args.get("from_") or node.args.get("from"):
+        return node
+    lists = [e for p in node.expressions for e in p.find_all(exp.Explode)
+             if e.parent_select is node]
+    if len(lists) < 2:
+        return node
+    first = lists[0].this.copy()
+    position = exp.Add(this=exp.column(_POSITION), expression=exp.Literal.number(1))
+    for explode in lists:
+        explode.replace(exp.func("element_at", explode.this.copy(), position.copy()))
+    source = parse_one(f"SELECT posexplode(afr_list) AS ({_POSITION}, afr_value)",
+                       read="spark")
+    next(source.find_all(exp.Column)).replace(first)
+    return node.from_(exp.Subquery(this=source, alias=exp.TableAlias(
+        this=exp.to_identifier("afr_positions"))), copy=False)
+

@@ -1,0 +1,564 @@
+"""Apache Spark: the SKB as Parquet tables under a warehouse folder, queried with Spark SQL.
+
+A store URL ``spark://MASTER/DATABASE`` names the Spark master (``local[2]``: two cores of
+this machine, started on demand; ``HOST:PORT``: a standalone cluster's master, whose
+executors must see the warehouse folder too) and a database: the folder
+``<store.spark_warehouse>/DATABASE`` holding its tables (``afr.store.spark_tables``). Each
+table is a temporary view of the store's Spark session over its Parquet parts, under the
+name the templates use, so ``afr sql`` reads them as tables.
+
+Statements come from the same templates as on the other stores, finished for Spark by the
+dialect rule. Spark's Parquet tables take no DELETE, UPDATE or transaction, so this store
+runs the writes itself (``_WRITERS``): each becomes a query whose rows are written as a
+new part, and the catalogue is committed or rolled back whole. Bulk rows (vectors, index
+postings, a load's staged SKB) are written to Parquet by DuckDB, without a Spark job.
+
+pyspark is imported only here, when a Spark store is opened.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+from sqlglot import exp, parse_one
+from sqlglot.errors import SqlglotError
+
+from afr.errors import StoreConnectionError, StoreError
+from afr.store.base import (
+    SCHEMA_VERSION,
+    SKB_TABLES,
+    Store,
+    check_identifier,
+    duckdb_sql,
+    migration_file,
+    render_template,
+)
+from afr.store.dialect import DUCKDB, SPARK, sql_pieces
+from afr.store.spark_tables import MAX_PARTS, TableCatalog, TableDef
+
+if TYPE_CHECKING:
+    import numpy as np
+    from pyspark.sql import DataFrame, SparkSession
+
+SPARK_URL = re.compile(r"^spark://(?P<master>[^/]+)/(?P<database>[A-Za-z_][A-Za-z0-9_]*)/?$")
+URL_FORM = "spark://local[N]/DATABASE or spark://HOST:PORT/DATABASE"
+# Rewrites of tables up to this size (and INSERTs of rows made from parameters) collect
+# their rows and write them with DuckDB: a Spark job per statement costs about half a second.
+SMALL_TABLE_BYTES = 1 << 20
+# Shuffles of afr's statements move kilobytes to megabytes: Spark's default of 200
+# partitions would spend most of a statement scheduling empty tasks.
+SHUFFLE_PARTITIONS = 4
+_CONNECT_TIMEOUT_S = 5.0
+_PARAM = re.compile(r"(?<![:\w]):([A-Za-z_][A-Za-z0-9_]*)")
+_QUERIES = (exp.Query, exp.Describe, exp.Show)
+
+
+def parse_spark_url(url: str) -> tuple[str, str]:
+    """(Spark master, database) of a ``spark://MASTER/DATABASE`` URL."""
+    match = SPARK_URL.match(url)
+    if not match:
+        raise StoreError(f"invalid Spark store URL {url!r}: write {URL_FORM}")
+    master = match["master"]
+    if re.fullmatch(r"local(\[(\d+|\*)\])?", master):
+        return master, match["database"]
+    return f"spark://{master}", match["database"]
+
+
+@cache
+def spark_session(master: str) -> SparkSession:
+    """The process's Spark session for ``master`` (one JVM per process; each store works
+    in a session of its own on it, for views of its own)."""
+    if master.startswith("spark://"):
+        _check_reachable(master)
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise StoreError("a Spark store needs pyspark: pip install 'afr[spark]'") from None
+    try:
+        session = (SparkSession.builder.master(master).appName("afr")
+                   .config("spark.ui.enabled", "false")
+                   .config("spark.ui.showConsoleProgress", "false")
+                   .config("spark.sql.shuffle.partitions", str(SHUFFLE_PARTITIONS))
+                   # afr's statements are many and small: re-planning them at run time
+                   # (AQE) and compiling code for each costs more than it saves
+                   .config("spark.sql.adaptive.enabled", "false")
+                   .config("spark.sql.codegen.wholeStage", "false")
+                   .config("spark.sql.session.timeZone", "UTC")
+                   # DuckDB's semantics: NULL for a division by zero, not an error
+                   .config("spark.sql.ansi.enabled", "false")
+                   # users' `afr sql` reads tables, not arbitrary files of the machine
+                   .config("spark.sql.runSQLOnFiles", "false")
+                   .getOrCreate())
+    except Exception as exc:  # Java missing, a master refusing us: one line, no trace
+        raise StoreError(f"cannot start Spark ({master}): {_first_line(exc)}") from None
+    session.sparkContext.setLogLevel("OFF")
+    # pyspark logs every failed statement, with its Java stack, as JSON on stderr; afr
+    # reports the error itself, on one line
+    for logger in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        logging.getLogger(logger).disabled = True
+    return session
+
+
+def _check_reachable(master: str) -> None:
+    host, _, port = master.removeprefix("spark://").rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=_CONNECT_TIMEOUT_S).close()
+    except (OSError, ValueError) as exc:
+        raise StoreError(f"cannot reach the Spark master {master}: "
+                         f"{getattr(exc, 'strerror', None) or exc}") from None
+
+
+@cache
+def json_columns() -> frozenset[str]:
+    """Columns afr's schema declares JSON (Spark keeps them as text): results decode the
+    columns of these names, as DuckDB's and psycopg's drivers decode JSON columns."""
+    names: set[str] = set()
+    for version in range(1, SCHEMA_VERSION + 1):
+        for stmt in render_template(migration_file(version), DUCKDB):
+            for column in parse_one(stmt, read="duckdb").find_all(exp.ColumnDef):
+                kind = column.args.get("kind")
+                if kind is not None and kind.this == exp.DataType.Type.JSON:
+                    names.add(column.name)
+    return frozenset(names)
+
+
+@lru_cache(maxsize=2048)
+def _parsed(sql: str) -> exp.Expression:
+    try:
+        return parse_one(sql, read="spark")
+    except SqlglotError:
+        return exp.Command(this=sql)  # Spark itself judges it (and names the error)
+
+
+class SparkStore(Store):
+    dialect = SPARK
+
+    def __init__(self, url: str, *, warehouse: str | Path, read_only: bool = False,
+                 create: bool = True) -> None:
+        super().__init__()
+        master, database = parse_spark_url(url)
+        self.url = url
+        root = Path(warehouse).expanduser().resolve() / database
+        if "'" in str(root):
+            raise StoreError(f"the Spark warehouse path {root} may not contain a quote")
+        self.location = f"{url} ({root})"
+        self.read_only = read_only
+        self.tables = TableCatalog(root)
+        if (read_only or not create) and not self.tables.exists():
+            raise StoreError(f"no Spark store at {root}; create one with 'afr load DIR'")
+        self.spark = spark_session(master).newSession()
+        self._temps: set[str] = set()
+        for name in self.tables.tables:
+            self._register(name)
+
+    # -- views ------------------------------------------------------------------------
+
+    def _register(self, name: str) -> None:
+        """(Re)define the view ``name`` over the table's current parts."""
+        table = self.tables.tables.get(name)
+        if table is None:
+            self.spark.catalog.dropTempView(name)
+            return
+        paths = [str(self.tables.root / part) for part in table.parts]
+        reader = self.spark.read.schema(table.ddl())
+        frame = reader.parquet(*paths) if paths else self.spark.createDataFrame(
+            [], table.ddl())
+        frame.createOrReplaceTempView(name)
+
+    def table_exists(self, table: str) -> bool:
+        return table in self.tables.tables or table in self._temps
+
+    def sidecar_dir(self) -> Path | None:
+        return self.tables.root / "vectors"
+
+    # -- statements --------------------------------------------------------------------
+
+    def _execute(self, sql: str, params: dict[str, Any] | None) -> None:
+        self._fetch(sql, params)
+
+    def _fetch(self, sql: str, params: dict[str, Any] | None
+               ) -> tuple[list[str], list[tuple]]:
+        statement = _parsed(sql)
+        if isinstance(statement, _QUERIES):
+            return self._query(sql, params)
+        if self.read_only:
+            raise StoreError("a read-only store runs queries only (SELECT, WITH, VALUES, "
+                             f"DESCRIBE, SHOW), not {sql.split(None, 1)[0].upper()}")
+        writer = _writer(statement)
+        if writer is None:  # SET, CACHE, a temporary view: Spark's own business
+            return self._query(sql, params)
+        with self._transaction():
+            writer(self, statement, params)
+        return [], []
+
+    def _query(self, sql: str, params: dict[str, Any] | None
+               ) -> tuple[list[str], list[tuple]]:
+        with _spark_errors():
+            frame = self.spark.sql(*_bind(sql, params))
+            rows = frame.collect()
+            columns = frame.columns
+        decode = [i for i, c in enumerate(columns) if c in json_columns()]
+        out = []
+        for row in rows:
+            values = list(row)
+            for i in decode:
+                if isinstance(values[i], str):
+                    values[i] = json.loads(values[i])
+            out.append(tuple(values))
+        return columns, out
+
+    def frame(self, sql: str, params: dict[str, Any] | None = None) -> DataFrame:
+        """The rows of a query as a Spark DataFrame (not yet computed)."""
+        with _spark_errors():
+            return self.spark.sql(*_bind(sql, params))
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        with self.lock:
+            if self.tables.in_transaction:
+                yield
+                return
+            self.transactions += 1
+            self.tables.begin()
+            changed = set(self.tables.tables)
+            try:
+                yield
+            except BaseException:
+                changed |= set(self.tables.tables)
+                self.tables.rollback()
+                for name in changed:
+                    self._register(name)
+                raise
+            else:
+                self.tables.commit()
+
+    def close(self) -> None:
+        self.runtime.close()
+        for name in [*self.tables.tables, *self._temps]:
+            self.spark.catalog.dropTempView(name)
+
+    # -- writes -------------------------------------------------------------------------
+
+    def _append(self, name: str, frame: DataFrame, *, local: bool) -> None:
+        """Add the rows of ``frame`` to table ``name`` as a new part: written by Spark, or
+        (``local``: a few rows) collected and written by DuckDB, which spares a Spark job."""
+        table = self.tables.table(name)
+        if local:
+            self._write_collected(name, frame)
+        else:
+            relative, path = self.tables.new_part(name)
+            with _spark_errors():
+                frame.write.parquet(str(path))
+            table.parts.append(relative)
+            self._register(name)
+        if len(table.parts) > MAX_PARTS:
+            self._rewrite(name, self.spark.table(name))
+
+    def _rewrite(self, name: str, frame: DataFrame | None) -> None:
+        """Replace every row of table ``name`` by those of ``frame`` (None: no rows)."""
+        table = self.tables.table(name)
+        old, table.parts = table.parts, []
+        if frame is not None:
+            # the old parts stay on disk (and readable) until the transaction commits
+            self._append(name, frame, local=self.is_small(name, parts=old))
+        self._register(name)
+
+    def is_small(self, name: str, *, parts: list[str] | None = None) -> bool:
+        """Whether table ``name`` (or the given parts of it) is small enough to collect."""
+        table = self.tables.tables.get(name)
+        if table is None:
+            return name in self._temps
+        size = 0
+        for part in table.parts if parts is None else parts:
+            folder = self.tables.root / part
+            size += sum(f.stat().st_size for f in folder.iterdir()) if folder.is_dir() else 0
+        return size <= SMALL_TABLE_BYTES
+
+    def _write_collected(self, name: str, frame: DataFrame) -> None:
+        with _spark_errors():
+            rows = frame.collect()
+        if not rows:
+            return
+        import numpy as np
+
+        columns = {}
+        for (column, _), values in zip(self.tables.table(name).columns, zip(*rows, strict=True),
+                                       strict=True):
+            array = np.empty(len(values), dtype=object)
+            array[:] = values
+            columns[column] = array
+        con = duckdb.connect()
+        try:
+            con.register("afr_collected", columns)
+            self._adopt_duckdb(name, con, "afr_collected")
+        finally:
+            con.close()
+
+    def _adopt_duckdb(self, name: str, con: duckdb.DuckDBPyConnection, source: str) -> None:
+        """Add the rows of DuckDB relation ``source`` (on ``con``) to table ``name``: DuckDB
+        writes them as a Parquet part in the table's column types, no Spark job."""
+        table = self.tables.table(name)
+        relative, path = self.tables.new_part(name)
+        path.mkdir(parents=True)
+        columns = [(column, _duckdb_type(kind)) for column, kind in table.columns]
+        for stmt in duckdb_sql("spark/write_part.sql", columns=columns, source=source,
+                               path=str(path / "part-00000.parquet")):
+            con.execute(stmt)
+        table.parts.append(relative)
+        self._register(name)
+
+    # -- bulk paths ---------------------------------------------------------------------
+
+    def staging_connection(self) -> duckdb.DuckDBPyConnection:
+        con = duckdb.connect()
+        con.execute("SET preserve_insertion_order = true")
+        return con
+
+    def release_staging(self, staging: Any) -> None:
+        staging.close()
+
+    def _ingest_staged(self, staging: Any, replace: bool) -> None:
+        if replace:
+            for stmt in self.sql("load/clear.sql", tables=SKB_TABLES):
+                self.execute(stmt)
+        for table in ("nodes", "node_aliases", "edges"):
+            (select,) = duckdb_sql("spark/staged.sql", table=table)
+            self._adopt_duckdb(table, staging, f"({select})")
+
+    def _write_vectors(self, variant: str, ids: np.ndarray, vectors: np.ndarray) -> None:
+        import numpy as np
+
+        matrix = np.ascontiguousarray(vectors, dtype=np.float32)
+        rows = np.empty(len(matrix), dtype=object)
+        rows[:] = list(matrix)
+        self._write_rows(f"emb_{variant}", {"node_id": np.asarray(ids, dtype=np.int64),
+                                            "vec": rows})
+
+    def _write_rows(self, table: str, columns: dict[str, np.ndarray]) -> None:
+        con = duckdb.connect()
+        try:
+            con.register("afr_rows_batch", columns)
+            given = set(columns)
+            missing = [c for c, _ in self.tables.table(table).columns if c not in given]
+            source = "(SELECT *" + "".join(f", NULL AS {c}" for c in missing) + \
+                " FROM afr_rows_batch)"
+            with self.transaction():
+                self._adopt_duckdb(table, con, source)
+        finally:
+            con.close()
+
+
+# -- the writers: one per kind of statement that changes a table ---------------------------
+
+
+def _writer(statement: exp.Expression) -> Any:
+    for kind, writer in _WRITERS:
+        if isinstance(statement, kind):
+            return writer(statement)
+    return None
+
+
+def _table_name(node: exp.Expression) -> str:
+    table = node if isinstance(node, exp.Table) else node.find(exp.Table)
+    if table is None:
+        raise StoreError("internal: a write without a table")
+    return check_identifier(table.name, "table")
+
+
+def _insert(store: SparkStore, statement: exp.Insert, params: dict | None) -> None:
+    target = statement.this
+    name = _table_name(target)
+    table = store.tables.table(name)
+    given = [c.name for c in target.expressions] if isinstance(target, exp.Schema) else \
+        [c for c, _ in table.columns]
+    source = statement.expression.sql("spark")
+    select = _insert_select(table, given, source)
+    # rows made of parameters are collected; rows read from tables are written by Spark
+    local = statement.expression.find(exp.Table) is None
+    store._append(name, store.frame(select, params), local=local)
+
+
+def _insert_select(table: TableDef, given: list[str], source: str) -> str:
+    """The rows an INSERT adds, in the table's columns and types (defaults filled in)."""
+    aliases = [f"c{i}" for i in range(len(given))]
+    picked = dict(zip(given, aliases, strict=True))
+    outputs = []
+    for column, kind in table.columns:
+        value = f"afr_src.{picked[column]}" if column in picked else \
+            table.defaults.get(column, "NULL")
+        outputs.append(f"CAST({value} AS {kind}) AS `{column}`")
+    return (f"SELECT {', '.join(outputs)} FROM ({source}) AS afr_src"
+            f"({', '.join(aliases)})")
+
+
+def _delete(store: SparkStore, statement: exp.Delete, params: dict | None) -> None:
+    name = _table_name(statement.this)
+    where = statement.args.get("where")
+    if where is None:
+        store._rewrite(name, None)
+        return
+    keep = f"SELECT * FROM {name} WHERE NOT COALESCE(({where.this.sql('spark')}), FALSE)"
+    store._rewrite(name, store.frame(keep, params))
+
+
+def _update(store: SparkStore, statement: exp.Update, params: dict | None) -> None:
+    name = _table_name(statement.this)
+    table = store.tables.table(name)
+    where = statement.args.get("where")
+    condition = f"COALESCE(({where.this.sql('spark')}), FALSE)" if where else "TRUE"
+    sets = {e.this.name: e.expression.sql("spark") for e in statement.expressions}
+    outputs = [
+        f"CASE WHEN {condition} THEN CAST(({sets[c]}) AS {kind}) ELSE `{c}` END AS `{c}`"
+        if c in sets else f"`{c}`" for c, kind in table.columns]
+    rows = f"SELECT {', '.join(outputs)} FROM {name}"
+    store._rewrite(name, store.frame(rows, params))
+
+
+def _truncate(store: SparkStore, statement: exp.TruncateTable, params: dict | None) -> None:
+    for table in statement.expressions:
+        store._rewrite(_table_name(table), None)
+
+
+def _create(store: SparkStore, statement: exp.Create, params: dict | None) -> None:
+    name = _table_name(statement.this)
+    if statement.kind == "VIEW":  # a temporary table of the DuckDB template, computed now
+        frame = store.frame(statement.expression.sql("spark"), params).localCheckpoint()
+        frame.createOrReplaceTempView(name)
+        store._temps.add(name)
+        return
+    if name in store.tables.tables:
+        if statement.args.get("exists"):
+            return
+        raise StoreError(f"Spark: table {name!r} exists already")
+    columns, defaults = [], {}
+    for column in statement.this.find_all(exp.ColumnDef):
+        columns.append((column.name, column.args["kind"].sql("spark")))
+        for constraint in column.constraints:
+            if isinstance(constraint.kind, exp.DefaultColumnConstraint):
+                defaults[column.name] = constraint.kind.this.sql("spark")
+    store.tables.tables[name] = TableDef(columns, defaults)
+    store._register(name)
+
+
+def _drop(store: SparkStore, statement: exp.Drop, params: dict | None) -> None:
+    name = _table_name(statement.this)
+    if name in store._temps:
+        store._temps.discard(name)
+        store.spark.catalog.dropTempView(name)
+    elif name in store.tables.tables:
+        del store.tables.tables[name]
+        store._register(name)
+    elif not statement.args.get("exists"):
+        raise StoreError(f"Spark: no table {name!r} to drop")
+
+
+def _alter(store: SparkStore, statement: exp.Alter, params: dict | None) -> None:
+    name = _table_name(statement.this)
+    for action in statement.args.get("actions") or []:
+        if isinstance(action, exp.AlterRename):
+            new = _table_name(action.this)
+            if name in store._temps:
+                store.spark.table(name).createOrReplaceTempView(new)
+                store.spark.catalog.dropTempView(name)
+                store._temps.discard(name)
+                store._temps.add(new)
+            else:
+                store.tables.tables[new] = store.tables.tables.pop(name)
+                store._register(name)
+                store._register(new)
+        elif isinstance(action, exp.ColumnDef):
+            table = store.tables.table(name)
+            if action.name in dict(table.columns):
+                if action.args.get("exists"):
+                    continue
+                raise StoreError(f"Spark: column {action.name!r} of {name!r} exists already")
+            table.columns.append((action.name, action.args["kind"].sql("spark")))
+            store._register(name)
+        else:
+            raise StoreError(f"Spark: afr cannot run {statement.sql('spark')[:60]!r}")
+
+
+_WRITERS: tuple[tuple[type, Any], ...] = (
+    (exp.Insert, lambda s: _insert),
+    (exp.Delete, lambda s: _delete),
+    (exp.Update, lambda s: _update),
+    (exp.TruncateTable, lambda s: _truncate),
+    (exp.Create, lambda s: _create if s.kind in ("TABLE", "VIEW") else None),
+    (exp.Drop, lambda s: _drop if s.kind in ("TABLE", "VIEW") else None),
+    (exp.Alter, lambda s: _alter),
+)
+
+
+# -- values in and errors out -----------------------------------------------------------
+
+
+def _bind(sql: str, params: dict[str, Any] | None) -> tuple[str, dict[str, Any] | None]:
+    """The statement and the parameters it names (``:name``), as values Spark binds.
+
+    Spark binds no list holding a NULL among other values (it would have to cast the
+    NULL, and takes only literals): such a list is written into the statement instead, as
+    an array of literals rendered and quoted by sqlglot."""
+    if not params:
+        return sql, None
+    names = {m for is_code, piece in sql_pieces(sql) if is_code
+             for m in _PARAM.findall(piece)}
+    args: dict[str, Any] = {}
+    inline: dict[str, str] = {}
+    for name, value in params.items():
+        if name not in names:
+            continue
+        value = _plain(value)
+        if isinstance(value, list) and None in value:
+            inline[name] = exp.Array(expressions=[exp.convert(v) for v in value]).sql("spark")
+        else:
+            args[name] = value
+    if inline:
+        sql = "".join(
+            _PARAM.sub(lambda m: inline.get(m.group(1), m.group(0)), piece) if is_code
+            else piece for is_code, piece in sql_pieces(sql))
+    return sql, args or None
+
+
+def _plain(value: Any) -> Any:
+    """A parameter as Python values (numpy arrays and scalars are not Spark's)."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, list | tuple):
+        return [v.item() if hasattr(v, "item") else v for v in value]
+    return value
+
+
+_DUCKDB_TYPES = {"STRING": "VARCHAR", "INT": "INTEGER", "TIMESTAMP_NTZ": "TIMESTAMP",
+                 "ARRAY<FLOAT>": "FLOAT[]", "ARRAY<BIGINT>": "BIGINT[]",
+                 "ARRAY<STRING>": "VARCHAR[]", "ARRAY<DOUBLE>": "DOUBLE[]"}
+
+
+def _duckdb_type(kind: str) -> str:
+    return _DUCKDB_TYPES.get(kind.upper(), kind)
+
+
+@contextmanager
+def _spark_errors() -> Iterator[None]:
+    from py4j.protocol import Py4JError
+    from pyspark.errors import PySparkException
+
+    try:
+        yield
+    except PySparkException as exc:
+        raise StoreError(f"Spark: {_first_line(exc)}") from None
+    except (Py4JError, ConnectionError) as exc:
+        raise StoreConnectionError(f"Spark connection problem: {_first_line(exc)}") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -1,0 +1,2 @@
+-- No approximate vector index on Spark: searches are exact (in-memory matrices, or dot
+-- products in SQL).

@@ -1,0 +1,1 @@
+-- Nothing to reorder on Spark: BM25 scans the postings' Parquet parts.

@@ -1,0 +1,2 @@
+-- Spark has no indexes: a grounding hop scans the edges' Parquet parts (column pruning and
+-- row-group statistics do what indexes do elsewhere).

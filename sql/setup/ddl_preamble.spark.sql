@@ -1,0 +1,2 @@
+-- A Spark store needs no schema or extension: its tables are Parquet folders named by
+-- afr_catalog.json (afr.store.spark_tables).

@@ -1,0 +1,168 @@
+"""The Spark store (issue 24): the same store interface on Spark SQL, in one ``local[2]``
+session for the whole test session (``spark_warehouse`` in conftest.py).
+
+What is checked here: the URL rule and its one-line errors (without Spark); writes
+(INSERT, DELETE, UPDATE, DDL) on Parquet parts with commit and rollback; a failed load
+leaves the previous SKB; JSON columns come back decoded; read-only stores run queries only;
+a newer schema version is refused; ``afr info``, ``afr sql`` and ``afr runs`` through the
+CLI; pyspark is never imported by a command that opens no Spark store. The ranked lists of
+an evaluation on Spark against DuckDB's: tests/test_same_answers.py.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from afr.cli.main import cli
+from click.testing import CliRunner
+from skbutil import toy_skb
+
+from afr.errors import LoadError, StoreError
+from afr.load import load_skb_dir
+from afr.settings import StoreSettings
+from afr.store import open_store, store_kind
+from afr.store.dialect import SPARK
+from afr.store.spark_store import parse_spark_url
+
+
+def test_the_url_rule() -> None:
+    assert store_kind("spark://local[2]/kb") == "spark"
+    assert parse_spark_url("spark://local[2]/kb") == ("local[2]", "kb")
+    assert parse_spark_url("spark://local/kb") == ("local", "kb")
+    assert parse_spark_url("spark://master.example:7077/kb") == (
+        "spark://master.example:7077", "kb")
+    for bad in ("spark://local[2]", "spark://local[2]/", "spark://local[2]/a-b",
+                "spark://local[2]/kb/x"):
+        with pytest.raises(StoreError, match="spark://local"):
+            parse_spark_url(bad)
+
+
+def test_portable_statements_are_finished_for_spark() -> None:
+    (zipped,) = SPARK.finish("SELECT $id, unnest(CAST($a AS BIGINT[])) AS x, "
+                             "CAST(unnest(CAST($b AS VARCHAR[])) AS JSON) AS y")
+    # one generator: the first list's positions index every list (1-based element_at)
+    assert zipped.count("POSEXPLODE") == 1 and "EXPLODE(" not in zipped.replace("POSEXPLODE", "")
+    assert "ELEMENT_AT(CAST(:a AS ARRAY<BIGINT>), afr_pos + 1) AS x" in zipped
+    assert "CAST(ELEMENT_AT(CAST(:b AS ARRAY<STRING>), afr_pos + 1) AS STRING) AS y" in zipped
+    assert SPARK.finish("CREATE INDEX i ON t (a); DROP INDEX IF EXISTS i") == []
+    (vec,) = SPARK.finish("CREATE TABLE e (node_id BIGINT, vec FLOAT[8] NOT NULL, c JSON)")
+    assert "vec ARRAY<FLOAT> NOT NULL" in vec and "c STRING" in vec
+    (median,) = SPARK.finish("SELECT quantile_cont(x, 0.5) FROM t")
+    assert median == "SELECT PERCENTILE(x, 0.5) FROM t"
+
+
+def test_an_unreachable_master_is_one_line(tmp_path: Path) -> None:
+    # Port 1 on this machine: nothing listens there; refused at once, no JVM started.
+    skb = toy_skb(tmp_path / "skb")
+    result = CliRunner().invoke(cli, ["--db", "spark://127.0.0.1:1/kb", "load", str(skb)],
+                                env={"AFR_SPARK_WAREHOUSE": str(tmp_path / "wh")})
+    assert result.exit_code != 0
+    assert result.output.startswith("afr: error: ")
+    assert "cannot reach the Spark master spark://127.0.0.1:1" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "wh").exists()  # a failed command leaves nothing behind
+    # no store there yet: said as much, on one line, before any Spark is started
+    result = CliRunner().invoke(cli, ["--db", "spark://local[2]/kb", "info"],
+                                env={"AFR_SPARK_WAREHOUSE": str(tmp_path / "wh")})
+    assert result.output == (f"afr: error: no Spark store at {tmp_path / 'wh' / 'kb'}; "
+                             "create one with 'afr load DIR'\n")
+
+
+def test_pyspark_is_imported_only_for_a_spark_store() -> None:
+    code = ("import sys; from afr.cli.main import cli; import afr.store; "
+            "from afr.store import open_store, store_kind; store_kind('spark://local/x'); "
+            "print('pyspark' in sys.modules, 'afr.store.spark_store' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "False"]
+
+
+def test_writes_commit_and_roll_back(spark_store) -> None:
+    store = spark_store
+    store.init()
+    store.set_meta("a", "1")
+    store.set_meta("b", "2")
+    store.set_meta("a", "3")  # DELETE then INSERT: copy on write
+    assert dict(store.run("meta/all.sql"))["a"] == "3"
+    with pytest.raises(RuntimeError), store.transaction():
+        store.set_meta("b", "changed")
+        store.execute("CREATE TABLE afr_scratch (x BIGINT)")
+        raise RuntimeError("boom")
+    assert dict(store.run("meta/all.sql"))["b"] == "2"
+    assert not store.table_exists("afr_scratch")
+    # every part on disk is named by the catalogue: the rollback removed what it wrote
+    named = {p for t in store.tables.tables.values() for p in t.parts}
+    on_disk = {f"{d.parent.name}/{d.name}" for d in store.tables.root.glob("*/*")
+               if d.is_dir() and d.parent.name != "vectors"}
+    assert on_disk == named
+    # UPDATE (eval_runs.status) and JSON decoding
+    store.run("eval/insert_run.sql", {"eval_id": "e1", "name": "n", "dataset": "d",
+                                      "split": "s", "config": json.dumps({"k": [1, 2]}),
+                                      "status": "running", "metrics": None})
+    store.run("eval/set_status.sql", {"eval_id": "e1", "status": "done"})
+    row = store.run("eval/get_run.sql", {"eval_id": "e1"})[0]
+    assert (row.status, row.config) == ("done", {"k": [1, 2]})
+
+
+def test_a_new_store_object_reads_what_was_committed(spark_store, spark_warehouse) -> None:
+    spark_store.init()
+    spark_store.set_meta("kept", "yes")
+    again = open_store(spark_store.url, settings=StoreSettings(
+        spark_warehouse=str(spark_warehouse)), create=False)
+    try:
+        assert again.get_meta("kept") == "yes"
+    finally:
+        again.close()
+
+
+def test_a_failed_load_leaves_the_previous_skb(spark_store, tmp_path: Path) -> None:
+    good = toy_skb(tmp_path / "good")
+    load_skb_dir(spark_store, good, progress=False)
+    before = spark_store.query("SELECT count(*) FROM nodes")[0][0]
+    bad = toy_skb(tmp_path / "bad")
+    with open(bad / "edges.csv", "a") as fh:
+        fh.write("nosuch,knows,alsonot\n")
+    with pytest.raises(LoadError):
+        load_skb_dir(spark_store, bad, replace=True, progress=False)
+    assert spark_store.query("SELECT count(*) FROM nodes")[0][0] == before > 0
+    assert spark_store.skb_name() == "toy"
+
+
+def test_a_newer_schema_version_is_refused(spark_store) -> None:
+    spark_store.init()
+    spark_store.set_meta("schema_version", "999")
+    spark_store.forget_facts()
+    with pytest.raises(StoreError, match="newer than this afr"):
+        spark_store.init()
+
+
+def test_the_cli_on_spark(spark_store, spark_warehouse, tmp_path: Path) -> None:
+    url = spark_store.url
+    spark_store.close()
+    env = {"AFR_SPARK_WAREHOUSE": str(spark_warehouse), "AFR_DB": url}
+    runner = CliRunner()
+
+    def afr(*args: str):
+        return runner.invoke(cli, list(args), env=env)
+
+    assert afr("load", str(toy_skb(tmp_path / "skb"))).exit_code == 0
+    info = afr("info", "--json")
+    assert info.exit_code == 0, info.output
+    assert json.loads(info.output)["nodes"] > 0
+    rows = afr("sql", "--json", "SELECT count(*) AS n FROM nodes")
+    assert rows.exit_code == 0, rows.output
+    assert json.loads(rows.output)[0]["n"] == json.loads(info.output)["nodes"]
+    aliases = afr("sql", "--json", "SELECT node_id, alias FROM node_aliases")
+    assert [r["alias"] for r in json.loads(aliases.output)] == ["K. He"]
+    missing = afr("sql", "SELECT * FROM no_such_table")
+    assert missing.exit_code != 0 and missing.output.startswith("afr: error: Spark: ")
+    assert "no_such_table" in missing.output and len(missing.output.splitlines()) == 1
+    write = afr("sql", "DELETE FROM nodes")
+    assert write.exit_code != 0 and "runs queries only" in write.output
+    assert afr("sql", "--json", "SELECT count(*) AS n FROM nodes").output == rows.output
+    runs = afr("runs")
+    assert runs.exit_code == 0, runs.output
