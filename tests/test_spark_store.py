@@ -69,7 +69,7 @@ def test_an_unreachable_master_is_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["--db", "spark://local[2]/kb", "info"],
                                 env={"AFR_SPARK_WAREHOUSE": str(tmp_path / "wh")})
     assert result.output == (f"afr: error: no Spark store at {tmp_path / 'wh' / 'kb'}; "
-                             "create one with 'afr load DIR'\n")
+                             "create one with \"afr load DIR --db 'spark://local[2]/kb'\"\n")
 
 
 def test_pyspark_is_imported_only_for_a_spark_store() -> None:
@@ -102,9 +102,10 @@ def test_writes_commit_and_roll_back(spark_store) -> None:
     # UPDATE (eval_runs.status) and JSON decoding
     store.run("eval/insert_run.sql", {"eval_id": "e1", "name": "n", "dataset": "d",
                                       "split": "s", "config": json.dumps({"k": [1, 2]}),
-                                      "status": "running", "metrics": None})
+                                      "status": "running", "metrics": None,
+                                      "pid": 1, "host": "h"})
     store.run("eval/set_status.sql", {"eval_id": "e1", "status": "done"})
-    row = store.run("eval/get_run.sql", {"eval_id": "e1"})[0]
+    row = store.run("eval/get_run.sql", {"eval_id": "e1"}, owner=True)[0]
     assert (row.status, row.config) == ("done", {"k": [1, 2]})
 
 

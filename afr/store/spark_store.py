@@ -34,12 +34,12 @@ from sqlglot.errors import SqlglotError
 
 from afr.errors import StoreConnectionError, StoreError
 from afr.store.base import (
-    SCHEMA_VERSION,
     SKB_TABLES,
     Store,
     check_identifier,
     duckdb_sql,
     migration_file,
+    migration_versions,
     render_template,
 )
 from afr.store.dialect import DUCKDB, SPARK, sql_pieces
@@ -122,7 +122,7 @@ def json_columns() -> frozenset[str]:
     """Columns afr's schema declares JSON (Spark keeps them as text): results decode the
     columns of these names, as DuckDB's and psycopg's drivers decode JSON columns."""
     names: set[str] = set()
-    for version in range(1, SCHEMA_VERSION + 1):
+    for version in migration_versions():
         for stmt in render_template(migration_file(version), DUCKDB):
             for column in parse_one(stmt, read="duckdb").find_all(exp.ColumnDef):
                 kind = column.args.get("kind")
@@ -185,11 +185,11 @@ class SparkStore(Store):
     def _execute(self, sql: str, params: dict[str, Any] | None) -> None:
         self._fetch(sql, params)
 
-    def _fetch(self, sql: str, params: dict[str, Any] | None
+    def _fetch(self, sql: str, params: dict[str, Any] | None, max_rows: int | None = None
                ) -> tuple[list[str], list[tuple]]:
         statement = _parsed(sql)
         if isinstance(statement, _QUERIES):
-            return self._query(sql, params)
+            return self._query(sql, params, max_rows)
         if self.read_only:
             raise StoreError("a read-only store runs queries only (SELECT, WITH, VALUES, "
                              f"DESCRIBE, SHOW), not {sql.split(None, 1)[0].upper()}")
@@ -200,11 +200,11 @@ class SparkStore(Store):
             writer(self, statement, params)
         return [], []
 
-    def _query(self, sql: str, params: dict[str, Any] | None
+    def _query(self, sql: str, params: dict[str, Any] | None, max_rows: int | None = None
                ) -> tuple[list[str], list[tuple]]:
         with _spark_errors():
             frame = self.spark.sql(*_bind(sql, params))
-            rows = frame.collect()
+            rows = frame.collect() if max_rows is None else frame.take(max_rows)
             columns = frame.columns
         decode = [i for i, c in enumerate(columns) if c in json_columns()]
         out = []
