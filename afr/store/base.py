@@ -321,12 +321,17 @@ class Store(ABC):
 
     # -- bulk paths the loader and embedder use ------------------------------------------
 
-    @abstractmethod
     def staging_connection(self) -> Any:
-        """A DuckDB connection in which the loader stages and checks an SKB."""
+        """A DuckDB connection in which the loader stages and checks an SKB: by default a
+        fresh in-memory one (a DuckDB store stages in its own connection)."""
+        import duckdb
+
+        con = duckdb.connect()
+        con.execute("SET preserve_insertion_order = true")
+        return con
 
     def release_staging(self, staging: Any) -> None:
-        return None
+        staging.close()
 
     def ingest_staged(self, staging: Any, replace: bool) -> None:
         """Copy the staged SKB (temp tables of a DuckDB connection) into the store."""

@@ -11,7 +11,6 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import numpy as np
 import psycopg
 from psycopg import sql as pgsql
@@ -270,14 +269,6 @@ class PostgresStore(Store):
                 self._reader = reader
 
     # -- bulk ------------------------------------------------------------------------------
-
-    def staging_connection(self) -> duckdb.DuckDBPyConnection:
-        con = duckdb.connect()
-        con.execute("SET preserve_insertion_order = true")
-        return con
-
-    def release_staging(self, staging: Any) -> None:
-        staging.close()
 
     def _ingest_staged(self, staging: Any, replace: bool) -> None:
         # DuckDB writes the staged tables as CSV (fast, parallel) and we stream the files

@@ -318,14 +318,6 @@ class SparkStore(Store):
 
     # -- bulk paths ---------------------------------------------------------------------
 
-    def staging_connection(self) -> duckdb.DuckDBPyConnection:
-        con = duckdb.connect()
-        con.execute("SET preserve_insertion_order = true")
-        return con
-
-    def release_staging(self, staging: Any) -> None:
-        staging.close()
-
     def _ingest_staged(self, staging: Any, replace: bool) -> None:
         if replace:
             for stmt in self.sql("load/clear.sql", tables=SKB_TABLES):
