@@ -120,19 +120,10 @@ def render_reference() -> str:
 
 def _default(setting) -> str:
     """A setting's default as the settings file writes it (TOML), or as its help shows
-    it."""
-    value = setting.default
-    if setting.knob.shown:
-        return setting.knob.shown
-    if value is None:
-        return "unset"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return f'"{value}"'
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
+    it: the text docs/settings.md shows too."""
+    from afr.settings import default_text
+
+    return default_text(setting)
 
 
 def _table(path: str) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 from afr.settings.files import SettingsError, config_path
 from afr.settings.knobs import Knob, Setting, by_path, leaves
 from afr.settings.presets import PRESETS, preset_values
+from afr.settings.reference import ENVIRONMENT, default_text
 from afr.settings.resolve import (
     Resolved,
     build,
@@ -53,14 +54,6 @@ from afr.settings.tree import (
     VectorSettings,
 )
 
-# Environment variables that are not settings of the tree (those name their own).
-ENVIRONMENT = {
-    "AFR_CONFIG": "the settings file (else ./afr.toml, else ~/.config/afr/config.toml)",
-    "XDG_CONFIG_HOME": "where the user's settings file is looked for (afr/config.toml)",
-    "XDG_CACHE_HOME": "where afr's cache is when AFR_CACHE_DIR is unset (afr/)",
-    "AFR_DEBUG": "print the traceback of an internal error",
-}
-
 
 def debug_enabled(environ: Mapping[str, str] | None = None) -> bool:
     """Whether AFR_DEBUG asks for tracebacks."""
@@ -80,7 +73,7 @@ __all__ = [
     "AfSettings", "AskSettings", "BM25Settings", "EmbedSettings", "KarSettings", "Knob",
     "LLMSettings", "PromptSettings", "RankingSettings", "RerankSettings", "Resolved",
     "SageSettings", "Setting", "Settings", "SettingsError", "StepLLMSettings",
-    "StoreSettings", "VectorSettings", "build", "by_path", "cache_dir", "config_path",
+    "StoreSettings", "VectorSettings", "build", "by_path", "cache_dir", "default_text", "config_path",
     "PRESETS", "debug_enabled", "differences", "flatten", "leaves", "preset_values",
     "resolve_settings",
     "sections", "stored_tree", "to_dict", "value_at", "with_stored", "with_values",

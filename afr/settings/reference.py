@@ -2,7 +2,7 @@
 
 Every setting is a field of ``afr.settings.tree`` with its default, help, flag and
 environment variables (``afr.settings.knobs``); the variables that are not settings are
-``afr.settings.ENVIRONMENT``. ``render_environment`` and ``render_sections`` print them as
+``ENVIRONMENT``. ``render_environment`` and ``render_sections`` print them as
 Markdown; docs/settings.md keeps their output between cog markers (``cog -r
 docs/settings.md`` regenerates it, and tests/test_settings_docs.py checks it is current).
 """
@@ -22,6 +22,14 @@ from afr.settings.tree import Settings
 _STEP_FLAGS = {"model": "--step-model STEP=MODEL", "effort": "--effort STEP=LEVEL"}
 _GLOBAL_FLAGS = {"store.db": "--db", "store.schema": "--schema"}
 
+
+# Environment variables that are not settings of the tree (those name their own).
+ENVIRONMENT = {
+    "AFR_CONFIG": "the settings file (else ./afr.toml, else ~/.config/afr/config.toml)",
+    "XDG_CONFIG_HOME": "where the user's settings file is looked for (afr/config.toml)",
+    "XDG_CACHE_HOME": "where afr's cache is when AFR_CACHE_DIR is unset (afr/)",
+    "AFR_DEBUG": "print the traceback of an internal error",
+}
 
 def _cell(text: str) -> str:
     """``text`` for a Markdown table cell: one line, pipes escaped."""
@@ -122,8 +130,6 @@ def render_sections() -> str:
 def environment() -> dict[str, str]:
     """Every environment variable afr reads → what it sets: the settings' (a setting's
     path) and ``ENVIRONMENT``'s."""
-    from afr.settings import ENVIRONMENT
-
     found: dict[str, str] = {}
     for s in leaves(Settings):
         for i, name in enumerate(s.knob.env):
