@@ -150,3 +150,24 @@ def test_text_conditions_widen_the_scope_until_k_answers_meet_them(
     assert not grounded.symbols["y"].texts_applied
     assert sorted(n for n, _ in grounded.result.answers) == [3, 4, 5]
     assert any("weighed in the ranking" in n for n in grounded.symbols["y"].notes)
+
+
+def test_a_weak_cypher_counts_only_its_constants_own_matches() -> None:
+    """Below WEAK_LINKING the graph strand re-ranks BM25's candidates with its first-level
+    answers only: an answer found by widening a guessed link's scope adds no evidence."""
+    from afr.methods.af.hybrid_ranking import WEAK_LEVEL, _fuse_strands, _GraphSide
+    from afr.retrieval.candidate import Candidate
+
+    lexical = [(1, 9.0), (2, 8.0), (3, 7.0), (4, 6.0)]
+    graph = [Candidate(4, "graph", WEAK_LEVEL + 4), Candidate(3, "graph", WEAK_LEVEL)]
+    side = _GraphSide(graph, [], lexical, [])
+    weights = RankingSettings(dense=0.0)
+
+    def order(confidence: float) -> list[int]:
+        return [n for n, _ in _fuse_strands(side, [], lexical, 4, weights, confidence)]
+
+    weak = order(0.2)
+    assert weak.index(3) < weak.index(2)  # the first-level answer is lifted …
+    assert weak.index(4) == 3  # … the wider one keeps BM25's place
+    strong = order(1.0)
+    assert strong.index(4) < strong.index(2)  # a trusted Cypher's wider answers count

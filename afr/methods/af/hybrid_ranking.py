@@ -11,7 +11,7 @@
   type. The final list fuses the graph strand (weighted by how much the Cypher is trusted),
   the vector list and the BM25 list: the graph adds evidence rather than imposing its
   order. A weakly linked Cypher (the offline formalizer's guess) only re-ranks the
-  vector/BM25 candidates; it adds none of its own.
+  vector/BM25 candidates, with its first-level answers; it adds none of its own.
 """
 
 from __future__ import annotations
@@ -35,6 +35,10 @@ from afr.settings import BM25Settings, RankingSettings
 from afr.store.base import Store
 
 WEAK_LINKING = 0.5  # below this confidence the graph strand only re-ranks
+# ... and only its answers up to this scope level count: the constants' own best matches.
+# A wider scope of a guessed link is a guess upon a guess (on the WordNet dev questions its
+# answers, 5 to 27 levels out, pushed BM25's right first answer down to 4th or 7th).
+WEAK_LEVEL = 1
 BAND_MAX = 5  # the first level's answers lead the final list when at most this many
 
 
@@ -152,7 +156,7 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
     confident = confidence >= WEAK_LINKING
     if not confident:
         notes.append(f"weakly linked Cypher (confidence {confidence:.2f}): the graph only "
-                     "re-ranks the vector and BM25 candidates")
+                     "re-ranks the vector and BM25 candidates, with its level-1 answers")
     fused = _fuse_strands(side, vss, lexical, k, weights, confidence)
     final = _candidates(fused, side.graph, vss, lexical, k)
     return Strands(tuple(side.graph), tuple(vss), tuple(lexical), tuple(final),
@@ -167,9 +171,11 @@ def _fuse_strands(side: _GraphSide, vss: Ranked, lexical: Ranked, k: int,
     graph, depth = side.graph, max(POOL, k)
     trust = weights.graph * max(0.0, min(confidence, 1.0))
     confident = confidence >= WEAK_LINKING
-    # a weakly linked Cypher only re-ranks the vector and BM25 candidates
+    # a weakly linked Cypher only re-ranks the vector and BM25 candidates, and only with
+    # the answers of its constants' own best matches
     pool = None if confident else {n for n, _ in vss} | {n for n, _ in lexical}
-    graph_list = [(c.node_id, 0.0) for c in graph[:depth]]
+    graph_list = [(c.node_id, 0.0) for c in graph[:depth]
+                  if confident or (c.level is not None and c.level <= WEAK_LEVEL)]
     fused = fuse([(graph_list, trust), (vss, dense_of(weights)), (lexical, weights.lexical)],
                  method=weights.fusion, rrf_k=weights.rrf_k, only=pool)
     if graph and confident:
