@@ -228,3 +228,19 @@ def test_a_standby_that_goes_away_mid_eval_is_survived(
         assert reader is not None and _server(reader) == (False, "5432")
     finally:
         store.close()
+
+
+def test_only_a_url_asking_for_a_standby_is_turned_to_the_primary() -> None:
+    from psycopg.conninfo import conninfo_to_dict
+
+    from afr.store.base import redact_url
+    from afr.store.postgres_store import primary_conninfo
+
+    plain = "postgresql://afr:secret@db1/kb"
+    assert primary_conninfo(plain) == plain  # one server: the store and reader share it
+    assert primary_conninfo(plain + "?target_session_attrs=read-write").endswith("read-write")
+    multi = "postgresql://afr:secret@db2,db1/kb?target_session_attrs=prefer-standby"
+    primary = primary_conninfo(multi)
+    assert conninfo_to_dict(primary) == {**conninfo_to_dict(multi),
+                                         "target_session_attrs": "primary"}
+    assert "secret" not in redact_url(primary)  # a connection string shows no password

@@ -589,6 +589,8 @@ _SPARK_PARAM = re.compile(r"(?<![:\w]):([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def redact_url(url: str) -> str:
-    """A database URL without its password, for messages and `afr info`."""
-    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", url)
+    """A database URL (or a key=value connection string) without its password, for
+    messages and `afr info`."""
+    url = re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", url)
+    return re.sub(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", r"\1***", url)
 
