@@ -231,6 +231,10 @@ class Evaluator:
         set_status(self.store, self.run.eval_id, status)
         self.run.status = status
         store_summary(self.store, self.run.eval_id)
+        if self.store.standby_fallbacks:
+            self.note(f"the read replica went away during the run: {self.store.standby_fallbacks}"
+                      " read(s) it failed ran again on the primary, which took every read "
+                      "after them")
         return report
 
     def _count_llm_loss(self, report: RunReport, outcome: Outcome) -> bool:

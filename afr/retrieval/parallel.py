@@ -16,6 +16,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from afr.errors import StoreConnectionError
 from afr.store.base import Store
 from afr.vectors.exact import exact_search, use_exact_search
 from afr.vectors.memory import memory_vectors
@@ -59,9 +60,11 @@ def run_reads(store: Store, reads: Sequence[Read[T]]) -> list[T]:
                 taken.append(done)
             try:
                 results[i] = read(conn)
-            except BaseException:
+            except BaseException as exc:
                 if not on_reader:
                     raise
+                if isinstance(exc, StoreConnectionError):  # a standby that went away
+                    store.reader_lost(conn)
                 failed.append(i)  # the store runs it again, below
             finally:
                 done.set()

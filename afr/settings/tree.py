@@ -342,6 +342,10 @@ class StoreSettings:
     pg_index_memory_mb: int = knob(1024, "Most maintenance_work_mem of one HNSW build, "
                                    "in MB.", env=("AFR_PG_INDEX_MEMORY_MB",), minimum=64,
                                    stored=False)
+    replica_url: str | None = knob(
+        None, "A postgresql:// URL of a read replica (a streaming standby) that takes the "
+        "store's parallel reads; writes and the run log stay on the primary.",
+        env=("AFR_PG_REPLICA_URL",), stored=False)
     spark_warehouse: str = knob("afr-spark", "Folder holding the Parquet tables of Spark "
                                 "stores (one subfolder per database).",
                                 env=("AFR_SPARK_WAREHOUSE",), stored=False)

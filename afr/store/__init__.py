@@ -112,7 +112,8 @@ def open_store(db: str | Path | None = None, *, schema: str | None = None,
         from afr.store.postgres_store import PostgresStore
 
         return PostgresStore(target, schema=schema or settings.schema, read_only=read_only,
-                             create=create, index_memory_mb=settings.pg_index_memory_mb)
+                             create=create, index_memory_mb=settings.pg_index_memory_mb,
+                             replica_url=settings.replica_url)
     return DuckDBStore(Path(target).expanduser(), read_only=read_only, create=create,
                        memory_mb=settings.duckdb_memory_mb)
 

@@ -178,6 +178,8 @@ class Store(ABC):
         #: database.
         self.statements = 0
         self.transactions = 0
+        #: Reads a read replica failed (it went away) that ran again on the primary.
+        self.standby_fallbacks = 0
         # What this process keeps beside the connection: among it the facts read once
         # per store object (schema, embedding models, type counts), kept until this store
         # changes them (a load, new vectors, a recorded model) or a transaction rolls
@@ -291,6 +293,11 @@ class Store(ABC):
         (``afr.retrieval.parallel``), sharing its facts and closed with it; None when the
         store has no use for one (an embedded database answers a thread at a time), or,
         with ``wait=False``, while it is still being opened."""
+        return None
+
+    def reader_lost(self, reader: Store) -> None:
+        """``reader`` lost its connection (its server went away): reads stop going to it.
+        Stores without a reader have nothing to do."""
         return None
 
     def drop_created_schema(self) -> None:
@@ -582,6 +589,8 @@ _SPARK_PARAM = re.compile(r"(?<![:\w]):([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def redact_url(url: str) -> str:
-    """A database URL without its password, for messages and `afr info`."""
-    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", url)
+    """A database URL (or a key=value connection string) without its password, for
+    messages and `afr info`."""
+    url = re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", url)
+    return re.sub(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", r"\1***", url)
 

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import psycopg
 from psycopg import sql as pgsql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from afr.errors import StoreConnectionError, StoreError
 from afr.settings import StoreSettings
@@ -29,6 +30,9 @@ from afr.store.dialect import POSTGRES
 
 _COPY_CHUNK = 1 << 20
 _RECONNECT_WAIT_S = 15.0
+# target_session_attrs values with which a multi-host URL asks for a standby: the store's
+# own connection (every write, the run log) then asks for the primary of the same hosts.
+_STANDBY_ATTRS = ("standby", "prefer-standby", "read-only")
 # HNSW builds: parallel workers asked for, and the most memory one build may take
 # (the setting store.pg_index_memory_mb; the server's maintenance_work_mem default is 64 MB).
 HNSW_BUILD_WORKERS = 2
@@ -50,9 +54,16 @@ class PostgresStore(Store):
 
     def __init__(self, url: str, *, schema: str = "afr", read_only: bool = False,
                  create: bool = True, reads_only: bool = False,
-                 index_memory_mb: int = HNSW_BUILD_MEMORY_MB) -> None:
+                 index_memory_mb: int = HNSW_BUILD_MEMORY_MB,
+                 replica_url: str | None = None) -> None:
         super().__init__()
         self.url = url
+        # Where the reader connects: a read replica's URL, else the store's URL as given
+        # (a multi-host URL with target_session_attrs=prefer-standby finds a standby).
+        self.replica_url = replica_url
+        self._replica_gone = False  # a standby reader was lost: readers use the primary
+        #: Whether this session's server is a standby (read once at connect).
+        self.on_standby = False
         self.index_memory_mb = index_memory_mb
         self.schema = check_identifier(schema, "schema name")
         self.location = f"{redact_url(url)} (schema {schema})"
@@ -75,11 +86,17 @@ class PostgresStore(Store):
 
     def _connect(self) -> None:
         try:
-            self.con = psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+            self.con = psycopg.connect(self._conninfo(), autocommit=True,
+                                       connect_timeout=10)
         except psycopg.Error as exc:
             raise StoreError(f"cannot connect to PostgreSQL at {redact_url(self.url)}: "
                              f"{_first_line(exc)}") from None
         self._setup()
+
+    def _conninfo(self) -> str:
+        """The URL a reader connects with as given; the store's own connection asks for
+        the primary where the URL would take a standby."""
+        return self.url if self.reads_only else primary_conninfo(self.url)
 
     def _lost(self) -> bool:
         return self.con.closed or self.con.broken
@@ -147,6 +164,8 @@ class PostgresStore(Store):
         )
         if self.read_only or self.reads_only:
             self._exec_raw("setup/read_only_session.sql")
+        if self.reads_only:
+            self.on_standby = bool(self._fetch_raw("setup/in_recovery.sql")[0][0])
         from pgvector.psycopg import register_vector
 
         register_vector(self.con)
@@ -167,7 +186,9 @@ class PostgresStore(Store):
         try:
             return self._cursor_once(sql, params)
         except psycopg.OperationalError as exc:
-            if self._in_tx or not self._lost():
+            # A standby that went away is left to the store (``reader_lost``): waiting
+            # for it to come back would hold up every read meanwhile.
+            if self._in_tx or not self._lost() or self.on_standby:
                 raise _store_error(exc) from None
         except psycopg.Error as exc:
             raise _store_error(exc) from None
@@ -253,9 +274,29 @@ class PostgresStore(Store):
             opening.join()
         return self._reader
 
+    def _reader_url(self) -> str:
+        """A replica while there is one to read from, else this store's own server."""
+        if self._replica_gone:
+            return primary_conninfo(self.url)
+        return self.replica_url or self.url
+
+    def reader_lost(self, reader: Store) -> None:
+        # The reader's server went away (a standby stopped, or failed over): its reads
+        # run again here, and the next reader opens on the primary. Counted once per read
+        # a standby failed: a run says how many of its reads moved.
+        with self._reader_lock:
+            if reader is self._reader:
+                self._reader, self._reader_opening = None, None
+                if getattr(reader, "on_standby", False):
+                    self._replica_gone = True
+            if getattr(reader, "on_standby", False):
+                self.standby_fallbacks += 1
+        with suppress(psycopg.Error):
+            reader.close()
+
     def _open_reader(self) -> None:
         try:
-            reader = PostgresStore(self.url, schema=self.schema, create=False,
+            reader = PostgresStore(self._reader_url(), schema=self.schema, create=False,
                                    reads_only=True)
         except (StoreError, psycopg.Error):
             return
@@ -434,6 +475,19 @@ class PostgresStore(Store):
             if self.run("meta/vector_index_exists.sql", {"index": f"emb_{variant}_hnsw"}):
                 self._vector_indexes.add(variant)
         return variant in self._vector_indexes
+
+
+def primary_conninfo(url: str) -> str:
+    """``url``, asking for the primary where it asks for a standby (a libpq multi-host URL
+    with target_session_attrs=prefer-standby, standby or read-only); else unchanged."""
+    try:
+        attrs = conninfo_to_dict(url).get("target_session_attrs")
+    except psycopg.ProgrammingError as exc:
+        raise StoreError(f"invalid PostgreSQL URL {redact_url(url)}: "
+                         f"{_first_line(exc)}") from None
+    if attrs not in _STANDBY_ATTRS:
+        return url
+    return make_conninfo(url, target_session_attrs="primary")
 
 
 # numpy dtype kind → the binary COPY type of a column written by write_rows
