@@ -5,8 +5,9 @@ an embedding's documents) runs for minutes as a few jobs of many tasks. While it
 daemon thread polls Spark's status tracker for the jobs of this statement — tagged with a
 job group of their own, so other threads' statements are not counted — and reports the
 completed and total tasks of their stages. The bar (``afr.progress.bar``) appears only
-for a statement still running after its first poll, so the ~30 quick statements of an ask
-draw nothing; ``--no-progress`` (``SparkStore.progress`` False) starts no thread at all.
+for a statement still running at its first poll, so the quick statements of an ask draw
+nothing on a quiet machine; ``--no-progress`` (``SparkStore.progress`` False) starts no
+thread at all.
 """
 
 from __future__ import annotations
