@@ -126,6 +126,7 @@ class Context:
                 raise
             store = open_store_for(settings, read_only=True, progress=self.progress)
             note(f"{exc}; opened read-only beside it instead: this run will not be logged")
+        store.progress = self.progress  # Spark's progress during long statements
         path = getattr(store, "path", None)
         self.used_store = path
         self.is_demo = path is not None and _same_file(path, demo_store_path(settings))

@@ -155,21 +155,47 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 @pytest.fixture(scope="session")
 def spark_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """One ``local[2]`` Spark session for the whole test session (it takes ~10 s to start)
-    and a warehouse folder for its stores; skipped only where Java is absent. The JVM is
+    and a warehouse folder for its stores; skipped only where Java is absent. The same
+    JVM serves Spark Connect on a free port of 127.0.0.1 (``spark_connect_url``): the
+    plugin pyspark's own ``remote("local")`` uses, without a second JVM. The JVM is
     stopped when the session ends."""
     import shutil
+    import socket
 
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("no Java: the Spark store tests need a JVM (Java 17+)")
     from afr.store.spark_store import spark_session
 
-    spark_session(SPARK_MASTER)
+    with socket.socket() as probe:  # a port nobody holds now, for the Connect server
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    # read by the JVM as it starts, only for this session: set and restored around it
+    before = os.environ.get("PYSPARK_SUBMIT_ARGS")
+    os.environ["PYSPARK_SUBMIT_ARGS"] = (
+        "--conf spark.plugins=org.apache.spark.sql.connect.SparkConnectPlugin "
+        f"--conf spark.connect.grpc.binding.address=127.0.0.1 "
+        f"--conf spark.connect.grpc.binding.port={port} pyspark-shell")
+    try:
+        spark_session(SPARK_MASTER)
+    finally:
+        if before is None:
+            del os.environ["PYSPARK_SUBMIT_ARGS"]
+        else:
+            os.environ["PYSPARK_SUBMIT_ARGS"] = before
+    _SPARK_CONNECT.append(f"sc://127.0.0.1:{port}")
     yield tmp_path_factory.mktemp("spark-warehouse")
     spark_session(SPARK_MASTER).stop()
     spark_session.cache_clear()
 
 
 SPARK_MASTER = "local[2]"
+_SPARK_CONNECT: list[str] = []
+
+
+@pytest.fixture
+def spark_connect_url(spark_warehouse: Path) -> str:
+    """``sc://127.0.0.1:PORT``: the test session's Spark, through Spark Connect."""
+    return _SPARK_CONNECT[-1]
 
 
 @pytest.fixture

@@ -53,6 +53,10 @@ def test_portable_statements_are_finished_for_spark() -> None:
     assert "vec ARRAY<FLOAT> NOT NULL" in vec and "c STRING" in vec
     (median,) = SPARK.finish("SELECT quantile_cont(x, 0.5) FROM t")
     assert median == "SELECT PERCENTILE(x, 0.5) FROM t"
+    # a JSON list's elements: read from the list itself (a wildcard's one match unwraps)
+    (elements,) = SPARK.finish(
+        "SELECT unnest(CAST(json_extract_string(a, '$.\"k\"[*]') AS VARCHAR[])) FROM t")
+    assert "FROM_JSON(GET_JSON_OBJECT(a, '$.k'), 'ARRAY<STRING>')" in elements
 
 
 def test_an_unreachable_master_is_one_line(tmp_path: Path) -> None:
@@ -70,6 +74,45 @@ def test_an_unreachable_master_is_one_line(tmp_path: Path) -> None:
                                 env={"AFR_SPARK_WAREHOUSE": str(tmp_path / "wh")})
     assert result.output == (f"afr: error: no Spark store at {tmp_path / 'wh' / 'kb'}; "
                              "create one with \"afr load DIR --db 'spark://local[2]/kb'\"\n")
+
+
+# What `afr sql` must never run on Spark: Java calls, scripts, files read as tables or by
+# functions, names given as text; each form also nested, quoted or in upper case.
+_REFUSED = {
+    "SELECT reflect('java.util.UUID', 'randomUUID')": "reflect(): it calls Java methods",
+    "SELECT JAVA_METHOD('java.lang.System', 'exit', 1)": "java_method()",
+    "SELECT * FROM (SELECT try_reflect('a', 'b') AS x)": "try_reflect()",
+    "WITH x AS (SELECT `reflect`('a', 'b')) SELECT * FROM x": "reflect()",
+    "SELECT * FROM parquet.`/etc`": "reading files as a table (parquet",
+    "SELECT n.id FROM nodes n JOIN json.`/tmp/x` j ON TRUE": "(json.",
+    "DESCRIBE csv.`/etc/passwd`": "(csv.",
+    "SELECT TRANSFORM(id) USING 'cat' AS (x) FROM nodes": "TRANSFORM",
+    "SELECT from_protobuf(name, 'M', '/tmp/d.desc') FROM nodes": "from_protobuf(): it reads",
+    "SELECT * FROM read_files('/etc')": "read_files()",
+    "SELECT * FROM IDENTIFIER('nodes')": "identifier()",
+}
+# ... and statements that are no queries, refused before any of them runs.
+_NOT_QUERIES = {
+    "LOAD DATA LOCAL INPATH '/etc/passwd' INTO TABLE nodes": "not LOAD",
+    "ADD JAR /tmp/x.jar": "not ADD",
+    "CREATE FUNCTION f AS 'x.Y' USING JAR '/tmp/x.jar'": "not CREATE",
+    "EXECUTE IMMEDIATE 'SELECT 1'": "not EXECUTE",
+    "SET spark.sql.runSQLOnFiles=true": "not SET",
+    "SELECT IDENTIFIER('reflect')('a', 'b')": "this one does not parse",
+}
+
+
+def test_unsafe_sql_is_refused_before_spark_sees_it() -> None:
+    from afr.store.spark_guard import refuse_unsafe
+    from afr.store.spark_store import _parsed
+
+    for sql, reason in _REFUSED.items():
+        with pytest.raises(StoreError, match="afr sql on Spark refuses") as refused:
+            refuse_unsafe(_parsed(sql))
+        assert reason in str(refused.value), sql
+    for sql in ("SELECT input_file_name(), id FROM nodes", "SELECT * FROM range(3)",
+                "SELECT upper(name), get_json_object(attrs, '$.x') FROM nodes"):
+        refuse_unsafe(_parsed(sql))  # harmless: no error
 
 
 def test_pyspark_is_imported_only_for_a_spark_store() -> None:
@@ -164,6 +207,92 @@ def test_the_cli_on_spark(spark_store, spark_warehouse, tmp_path: Path) -> None:
     assert "no_such_table" in missing.output and len(missing.output.splitlines()) == 1
     write = afr("sql", "DELETE FROM nodes")
     assert write.exit_code != 0 and "runs queries only" in write.output
+    for sql, reason in [*_REFUSED.items(), *_NOT_QUERIES.items()]:
+        refused = afr("sql", sql)
+        assert refused.exit_code != 0 and refused.output.startswith("afr: error: "), sql
+        assert reason in refused.output and len(refused.output.splitlines()) == 1, sql
+    harmless = afr("sql", "--json", "SELECT count(*) AS n FROM (SELECT input_file_name() AS f "
+                   "FROM nodes)")
+    assert harmless.exit_code == 0 and harmless.output == rows.output, harmless.output
     assert afr("sql", "--json", "SELECT count(*) AS n FROM nodes").output == rows.output
     runs = afr("runs")
     assert runs.exit_code == 0, runs.output
+
+
+def test_sparks_progress_is_afrs_bar(spark_store, monkeypatch) -> None:
+    from afr.store import spark_progress
+    from afr.store.spark_progress import StatementBar, tracked
+
+    # a statement of several tasks (6 partitions, then the count's own task): the
+    # tracker's last report is every task of its stages, done
+    reports: list[tuple[int, int]] = []
+    context = spark_store.spark.sparkContext
+    with tracked(context, lambda done, total: reports.append((done, total))):
+        spark_store.spark.range(0, 600, 1, 6).selectExpr("sum(id)").collect()
+    done, total = reports[-1]
+    assert done == total >= 7 and all(d <= t for d, t in reports)
+    # the store draws it when progress is on, and starts nothing when it is off
+    drawn: list[tuple[str, int, int]] = []
+
+    class Recorded(StatementBar):
+        def __call__(self, done: int, total: int) -> None:
+            drawn.append((self.desc, done, total))
+            super().__call__(done, total)
+
+    monkeypatch.setattr(spark_progress, "StatementBar", Recorded)
+    spark_store.progress = False
+    spark_store.query("SELECT count(*) FROM range(0, 600, 1, 6)")
+    assert drawn == []
+    spark_store.progress = True
+    assert spark_store.query("SELECT count(*) FROM range(0, 600, 1, 6)")[0][0] == 600
+    assert drawn and drawn[-1][0] == "spark query" and drawn[-1][1] == drawn[-1][2] >= 7
+    # the bar itself: none for a statement already done, then moved to each count
+    shown = StatementBar("x")
+    shown(0, 0)
+    shown(3, 3)
+    assert shown.bar is None
+    shown(2, 8)
+    shown(8, 9)
+    assert (shown.bar.n, shown.bar.total) == (8, 9)
+    shown.close()
+
+
+def test_spark_connect_serves_the_same_store(spark_connect_url, spark_warehouse,
+                                             tmp_path: Path) -> None:
+    # an SKB loaded through Spark Connect is the same tables a local session reads
+    url = f"{spark_connect_url}/kb_connect"
+    env = {"AFR_SPARK_WAREHOUSE": str(spark_warehouse), "AFR_DB": url}
+    runner = CliRunner()
+
+    def afr(*args: str):
+        return runner.invoke(cli, list(args), env=env)
+
+    loaded = afr("load", str(toy_skb(tmp_path / "skb")))
+    assert loaded.exit_code == 0, loaded.output
+    info = afr("info", "--json")
+    assert info.exit_code == 0, info.output
+    nodes = json.loads(info.output)["nodes"]
+    rows = afr("sql", "--json", "SELECT count(*) AS n FROM nodes")
+    assert rows.exit_code == 0 and json.loads(rows.output) == [{"n": nodes}] != [{"n": 0}]
+    refused = afr("sql", "SELECT reflect('java.util.UUID', 'randomUUID')")
+    assert refused.exit_code != 0 and "refuses reflect()" in refused.output
+    local = open_store("spark://local[2]/kb_connect", settings=StoreSettings(
+        spark_warehouse=str(spark_warehouse)), create=False)
+    try:
+        assert local.query("SELECT count(*) FROM nodes")[0][0] == nodes
+        assert local.skb_name() == "toy"
+    finally:
+        local.close()
+
+
+def test_an_unreachable_connect_server_is_one_line(tmp_path: Path) -> None:
+    assert parse_spark_url("sc://h.example/kb") == ("sc://h.example:15002", "kb")
+    assert parse_spark_url("sc://127.0.0.1:1/kb") == ("sc://127.0.0.1:1", "kb")
+    result = CliRunner().invoke(cli, ["--db", "sc://127.0.0.1:1/kb", "load",
+                                      str(toy_skb(tmp_path / "skb"))],
+                                env={"AFR_SPARK_WAREHOUSE": str(tmp_path / "wh")})
+    assert result.exit_code != 0
+    assert result.output.startswith(
+        "afr: error: cannot reach the Spark Connect server sc://127.0.0.1:1: ")
+    assert len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "wh").exists()

@@ -331,8 +331,9 @@ class EmbedSettings:
 class StoreSettings:
     """[store] Where the SKB lives and how much memory its database may take."""
 
-    db: str | None = knob(None, "A DuckDB file path, a postgresql:// URL or a "
-                          "spark://MASTER/DATABASE URL [default: ./afr.duckdb].",
+    db: str | None = knob(None, "A DuckDB file path, a postgresql:// URL, a "
+                          "spark://MASTER/DATABASE URL or a Spark Connect "
+                          "sc://HOST:PORT/DATABASE URL [default: ./afr.duckdb].",
                           env=("AFR_DB",), stored=False)
     schema: str = knob("afr", "PostgreSQL schema holding afr's tables.",
                        env=("AFR_SCHEMA",), stored=False)

@@ -34,12 +34,12 @@ DEFAULT_DB = "afr.duckdb"  # in the working directory
 
 _URL = re.compile(r"^[A-Za-z][\w+.-]*://")
 _POSTGRES_URL = re.compile(r"^postgres(ql)?(\+\w+)?://")
-_SPARK_URL = re.compile(r"^spark://")
+_SPARK_URL = re.compile(r"^(spark|sc)://")
 # "sqlite:x.db", "md:kb": DuckDB reads a "name:" prefix as an extension to download and
 # load. One letter before the colon is a Windows drive (C:\kb.duckdb), a path.
 _PREFIXED = re.compile(r"^([A-Za-z][\w+.-]+):")
-ACCEPTED_FORMS = ("give a DuckDB file path (e.g. ./afr.duckdb), a postgresql:// URL or a "
-                  "spark://MASTER/DATABASE URL")
+ACCEPTED_FORMS = ("give a DuckDB file path (e.g. ./afr.duckdb), a postgresql:// URL, a "
+                  "spark://MASTER/DATABASE or an sc://HOST:PORT/DATABASE URL")
 
 
 def __getattr__(name: str) -> Any:
@@ -57,7 +57,8 @@ def __getattr__(name: str) -> Any:
 
 def store_kind(target: str | Path) -> str:
     """The one URL rule: ``postgresql://…`` (or ``postgres://``, ``postgresql+driver://``)
-    names a PostgreSQL store, ``spark://MASTER/DATABASE`` a Spark store, anything without
+    names a PostgreSQL store, ``spark://MASTER/DATABASE`` a Spark store (``sc://HOST:PORT/
+    DATABASE``: through a Spark Connect server), anything without
     a scheme a DuckDB file. Any other ``scheme://`` is an error rather than a file of that
     name. Returns "postgres", "spark" or "duckdb"."""
     text = str(target)

@@ -8,8 +8,9 @@ sqlglot cannot translate: templates spell cosine distance as a call to the place
 function ``AFR_COSINE_DISTANCE(a, b)`` and an embedding type as a fixed-size
 ``FLOAT[n]``; this module rewrites both per dialect. Spark has no JSON type (JSON is text
 there, decoded by the store), allows one generator per SELECT (DuckDB's parallel
-``unnest`` calls become positions into their arrays) and has no indexes (CREATE and DROP
-INDEX are left out): rewritten here too.
+``unnest`` calls become positions into their arrays), has no indexes (CREATE and DROP
+INDEX are left out) and reads a JSON list's elements from the list itself: rewritten
+here too.
 """
 
 from __future__ import annotations
@@ -161,7 +162,8 @@ def _spark_statement(statement, pretty: bool = False) -> str | None:
     if isinstance(statement, exp.Create | exp.Drop) and statement.kind == "INDEX":
         return None
     finished = (statement.transform(_spark_types).transform(_spark_cosine)
-                .transform(_spark_percentile).transform(_parallel_unnest))
+                .transform(_spark_percentile).transform(_spark_json_list)
+                .transform(_parallel_unnest))
     return finished.sql("spark", **({"pretty": True, "comments": False} if pretty else {}))
 
 
@@ -185,6 +187,23 @@ def _spark_percentile(node):
 
     if isinstance(node, exp.PercentileCont) and node.expression is not None:
         return exp.func("percentile", node.this.copy(), node.expression.copy())
+    return node
+
+
+def _spark_json_list(node):
+    """``CAST(json_extract_string(j, '$.k[*]') AS VARCHAR[])`` (a JSON list's elements as
+    text) reads the list ``$.k`` itself on Spark: its get_json_object returns a wildcard's
+    only match unwrapped (``"a"``, not ``["a"]``), which no longer reads as a list."""
+    from sqlglot import exp
+
+    if not (isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.ARRAY
+            and isinstance(node.this, exp.JSONExtractScalar)):
+        return node
+    path = node.this.expression
+    steps = path.expressions if isinstance(path, exp.JSONPath) else []
+    if len(steps) > 1 and isinstance(steps[-1], exp.JSONPathSubscript) \
+            and isinstance(steps[-1].this, exp.JSONPathWildcard):
+        path.set("expressions", steps[:-1])
     return node
 
 

@@ -7,6 +7,12 @@ executors must see the warehouse folder too) and a database: the folder
 table is a temporary view of the store's Spark session over its Parquet parts, under the
 name the templates use, so ``afr sql`` reads them as tables.
 
+``sc://HOST:PORT/DATABASE`` works through a Spark Connect server instead (pyspark's Connect
+client, ``afr[spark]``): the same statements, sent over gRPC. The server reads and writes
+the warehouse folder by the path this process gives it, and this process writes small
+parts with DuckDB itself, so client and server must see the warehouse at the same path
+(the same machine, or a shared file system mounted alike).
+
 Statements come from the same templates as on the other stores, finished for Spark by the
 dialect rule. Spark's Parquet tables take no DELETE, UPDATE or transaction, so this store
 runs the writes itself (``_WRITERS``): each becomes a query whose rows are written as a
@@ -23,7 +29,7 @@ import logging
 import re
 import socket
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +39,7 @@ from sqlglot import exp, parse_one
 from sqlglot.errors import SqlglotError
 
 from afr.errors import StoreConnectionError, StoreError
+from afr.progress import enabled_by_default
 from afr.store.base import (
     SKB_TABLES,
     Store,
@@ -43,34 +50,92 @@ from afr.store.base import (
     render_template,
 )
 from afr.store.dialect import DUCKDB, SPARK, sql_pieces
+from afr.store.spark_guard import refuse_unsafe
 from afr.store.spark_tables import MAX_PARTS, TableCatalog, TableDef
 
 if TYPE_CHECKING:
     import numpy as np
     from pyspark.sql import DataFrame, SparkSession
 
-SPARK_URL = re.compile(r"^spark://(?P<master>[^/]+)/(?P<database>[A-Za-z_][A-Za-z0-9_]*)/?$")
-URL_FORM = "spark://local[N]/DATABASE or spark://HOST:PORT/DATABASE"
+SPARK_URL = re.compile(r"^(?P<scheme>spark|sc)://(?P<master>[^/]+)/"
+                       r"(?P<database>[A-Za-z_][A-Za-z0-9_]*)/?$")
+URL_FORM = ("spark://local[N]/DATABASE, spark://HOST:PORT/DATABASE or "
+            "sc://HOST:PORT/DATABASE")
 # Rewrites of tables up to this size (and INSERTs of rows made from parameters) collect
 # their rows and write them with DuckDB: a Spark job per statement costs about half a second.
 SMALL_TABLE_BYTES = 1 << 20
 # Shuffles of afr's statements move kilobytes to megabytes: Spark's default of 200
 # partitions would spend most of a statement scheduling empty tasks.
 SHUFFLE_PARTITIONS = 4
+# The SQL settings every afr session runs with (set when a local session starts, and on
+# each Spark Connect session, whose server was started by someone else).
+SQL_CONF = {
+    "spark.sql.shuffle.partitions": str(SHUFFLE_PARTITIONS),
+    # afr's statements are many and small: re-planning them at run time (AQE) and
+    # compiling code for each costs more than it saves
+    "spark.sql.adaptive.enabled": "false",
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.session.timeZone": "UTC",
+    # DuckDB's semantics: NULL for a division by zero, not an error
+    "spark.sql.ansi.enabled": "false",
+    # users' `afr sql` reads tables, not arbitrary files of the machine
+    "spark.sql.runSQLOnFiles": "false",
+}
+CONNECT_PORT = 15002  # Spark Connect's own default
 _CONNECT_TIMEOUT_S = 5.0
 _PARAM = re.compile(r"(?<![:\w]):([A-Za-z_][A-Za-z0-9_]*)")
 _QUERIES = (exp.Query, exp.Describe, exp.Show)
 
 
 def parse_spark_url(url: str) -> tuple[str, str]:
-    """(Spark master, database) of a ``spark://MASTER/DATABASE`` URL."""
+    """(Spark master, database) of a ``spark://MASTER/DATABASE`` URL; the master of an
+    ``sc://HOST[:PORT]/DATABASE`` URL is the Spark Connect endpoint ``sc://HOST:PORT``."""
     match = SPARK_URL.match(url)
     if not match:
         raise StoreError(f"invalid Spark store URL {url!r}: write {URL_FORM}")
     master = match["master"]
+    if match["scheme"] == "sc":
+        host, colon, port = master.rpartition(":")
+        if not colon or not port.isdigit():
+            host, port = master, str(CONNECT_PORT)
+        return f"sc://{host}:{port}", match["database"]
     if re.fullmatch(r"local(\[(\d+|\*)\])?", master):
         return master, match["database"]
     return f"spark://{master}", match["database"]
+
+
+def is_connect(master: str) -> bool:
+    """Whether ``master`` is a Spark Connect endpoint (a client of a server elsewhere)."""
+    return master.startswith("sc://")
+
+
+def _pyspark() -> Any:
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise StoreError("a Spark store needs pyspark: pip install 'afr[spark]'") from None
+    return SparkSession
+
+
+def store_session(master: str) -> SparkSession:
+    """A Spark session of its own for one store (its views are its own): a new session
+    on the process's JVM, or on a Spark Connect server a new client session."""
+    if not is_connect(master):
+        return spark_session(master).newSession()
+    _check_reachable(master)
+    _pyspark()
+    try:
+        # the Connect client's own builder: pyspark's generic one would switch the whole
+        # process to Connect mode, and local sessions of it could no longer be made
+        from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+        session = ConnectSession.builder.remote(master).create()
+        for key, value in SQL_CONF.items():
+            session.conf.set(key, value)
+    except Exception as exc:  # a server refusing us, a missing client package: one line
+        raise StoreError(f"cannot use Spark Connect ({master}): {_first_line(exc)}") from None
+    _quiet_statement_logs()
+    return session
 
 
 @cache
@@ -79,41 +144,38 @@ def spark_session(master: str) -> SparkSession:
     in a session of its own on it, for views of its own)."""
     if master.startswith("spark://"):
         _check_reachable(master)
+    SparkSession = _pyspark()
+    builder = (SparkSession.builder.master(master).appName("afr")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false"))
+    for key, value in SQL_CONF.items():
+        builder = builder.config(key, value)
     try:
-        from pyspark.sql import SparkSession
-    except ImportError:
-        raise StoreError("a Spark store needs pyspark: pip install 'afr[spark]'") from None
-    try:
-        session = (SparkSession.builder.master(master).appName("afr")
-                   .config("spark.ui.enabled", "false")
-                   .config("spark.ui.showConsoleProgress", "false")
-                   .config("spark.sql.shuffle.partitions", str(SHUFFLE_PARTITIONS))
-                   # afr's statements are many and small: re-planning them at run time
-                   # (AQE) and compiling code for each costs more than it saves
-                   .config("spark.sql.adaptive.enabled", "false")
-                   .config("spark.sql.codegen.wholeStage", "false")
-                   .config("spark.sql.session.timeZone", "UTC")
-                   # DuckDB's semantics: NULL for a division by zero, not an error
-                   .config("spark.sql.ansi.enabled", "false")
-                   # users' `afr sql` reads tables, not arbitrary files of the machine
-                   .config("spark.sql.runSQLOnFiles", "false")
-                   .getOrCreate())
+        session = builder.getOrCreate()
     except Exception as exc:  # Java missing, a master refusing us: one line, no trace
         raise StoreError(f"cannot start Spark ({master}): {_first_line(exc)}") from None
     session.sparkContext.setLogLevel("OFF")
+    _quiet_statement_logs()
+    return session
+
+
+def _quiet_statement_logs() -> None:
     # pyspark logs every failed statement, with its Java stack, as JSON on stderr; afr
     # reports the error itself, on one line
     for logger in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
         logging.getLogger(logger).disabled = True
-    return session
 
 
 def _check_reachable(master: str) -> None:
-    host, _, port = master.removeprefix("spark://").rpartition(":")
+    """A socket to the master's (or Connect server's) port, before any Spark starts: an
+    address nobody listens on is one line at once, not a client retrying for minutes."""
+    scheme, _, address = master.partition("://")
+    host, _, port = address.rpartition(":")
+    what = "Spark Connect server" if scheme == "sc" else "Spark master"
     try:
         socket.create_connection((host, int(port)), timeout=_CONNECT_TIMEOUT_S).close()
     except (OSError, ValueError) as exc:
-        raise StoreError(f"cannot reach the Spark master {master}: "
+        raise StoreError(f"cannot reach the {what} {master}: "
                          f"{getattr(exc, 'strerror', None) or exc}") from None
 
 
@@ -155,7 +217,8 @@ class SparkStore(Store):
         self.tables = TableCatalog(root)
         if (read_only or not create) and not self.tables.exists():
             raise StoreError(f"no Spark store at {root}; create one with 'afr load DIR'")
-        self.spark = spark_session(master).newSession()
+        self.connect = is_connect(master)
+        self.spark = store_session(master)
         self._temps: set[str] = set()
         for name in self.tables.tables:
             self._register(name)
@@ -188,11 +251,17 @@ class SparkStore(Store):
     def _fetch(self, sql: str, params: dict[str, Any] | None, max_rows: int | None = None
                ) -> tuple[list[str], list[tuple]]:
         statement = _parsed(sql)
+        if self.read_only:
+            refuse_unsafe(statement)
         if isinstance(statement, _QUERIES):
             return self._query(sql, params, max_rows)
         if self.read_only:
+            first = sql.split(None, 1)[0].upper()
+            if first in ("SELECT", "WITH", "VALUES", "FROM", "TABLE"):
+                raise StoreError("a read-only Spark store runs only queries it can check "
+                                 "before Spark sees them, and this one does not parse")
             raise StoreError("a read-only store runs queries only (SELECT, WITH, VALUES, "
-                             f"DESCRIBE, SHOW), not {sql.split(None, 1)[0].upper()}")
+                             f"DESCRIBE, SHOW), not {first}")
         writer = _writer(statement)
         if writer is None:  # SET, CACHE, a temporary view: Spark's own business
             return self._query(sql, params)
@@ -202,7 +271,7 @@ class SparkStore(Store):
 
     def _query(self, sql: str, params: dict[str, Any] | None, max_rows: int | None = None
                ) -> tuple[list[str], list[tuple]]:
-        with _spark_errors():
+        with _spark_errors(), self._progress("spark query"):
             frame = self.spark.sql(*_bind(sql, params))
             rows = frame.collect() if max_rows is None else frame.take(max_rows)
             columns = frame.columns
@@ -220,6 +289,15 @@ class SparkStore(Store):
         """The rows of a query as a Spark DataFrame (not yet computed)."""
         with _spark_errors():
             return self.spark.sql(*_bind(sql, params))
+
+    def _progress(self, desc: str) -> AbstractContextManager[None]:
+        """Spark's progress of the statement run in the block, as afr's bar (when shown)."""
+        shown = enabled_by_default() if self.progress is None else self.progress
+        if not shown or self.connect:  # a Connect client sees no SparkContext
+            return nullcontext()
+        from afr.store.spark_progress import statement_progress
+
+        return statement_progress(self.spark.sparkContext, desc)
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -243,6 +321,9 @@ class SparkStore(Store):
 
     def close(self) -> None:
         self.runtime.close()
+        if self.connect:  # the server's session, with its views, ends with the client's
+            self.spark.stop()
+            return
         for name in [*self.tables.tables, *self._temps]:
             self.spark.catalog.dropTempView(name)
 
@@ -256,7 +337,7 @@ class SparkStore(Store):
             self._write_collected(name, frame)
         else:
             relative, path = self.tables.new_part(name)
-            with _spark_errors():
+            with _spark_errors(), self._progress(f"spark: {name}"):
                 frame.write.parquet(str(path))
             table.parts.append(relative)
             self._register(name)
@@ -284,7 +365,7 @@ class SparkStore(Store):
         return size <= SMALL_TABLE_BYTES
 
     def _write_collected(self, name: str, frame: DataFrame) -> None:
-        with _spark_errors():
+        with _spark_errors(), self._progress(f"spark: {name}"):
             rows = frame.collect()
         if not rows:
             return

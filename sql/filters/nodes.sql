@@ -1,4 +1,5 @@
--- Nodes (of a type) whose attributes satisfy every condition. DuckDB JSON accessors.
+-- Nodes (of a type) whose attributes satisfy every condition. DuckDB JSON accessors: the
+-- portable template (Spark's is transpiled from it; PostgreSQL has nodes.postgres.sql).
 {% import "filters/common.j2" as f %}
 {% macro jpath(c) %}'${% for k in c.path %}."{{ k | replace("'", "''") | replace('"', '\\"') }}"{% endfor %}'{% endmacro %}
 {% macro text(c) %}json_extract_string(n.attrs, {{ jpath(c) }}){% endmacro %}
