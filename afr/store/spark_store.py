@@ -97,6 +97,8 @@ def spark_session(master: str) -> SparkSession:
                    .config("spark.sql.ansi.enabled", "false")
                    # users' `afr sql` reads tables, not arbitrary files of the machine
                    .config("spark.sql.runSQLOnFiles", "false")
+                   # pandas in and out of DataFrames (embedding, kNN) through Arrow
+                   .config("spark.sql.execution.arrow.pyspark.enabled", "true")
                    .getOrCreate())
     except Exception as exc:  # Java missing, a master refusing us: one line, no trace
         raise StoreError(f"cannot start Spark ({master}): {_first_line(exc)}") from None
@@ -245,6 +247,13 @@ class SparkStore(Store):
         self.runtime.close()
         for name in [*self.tables.tables, *self._temps]:
             self.spark.catalog.dropTempView(name)
+
+    def dataframe_session(self) -> SparkSession:
+        return self.spark
+
+    def append_frame(self, table: str, frame: DataFrame) -> None:
+        with self.transaction():
+            self._append(check_identifier(table, "table"), frame, local=False)
 
     # -- writes -------------------------------------------------------------------------
 
