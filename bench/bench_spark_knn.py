@@ -15,6 +15,10 @@ mag --nodes 30000 --edges 150000``) it measures, in one run:
 
     python bench/bench_spark_knn.py SKB_DIR [--k 50] [--sample 1000] [--tables 8]
                                     [--bits 12] [--master local[2]] [--skip-build]
+                                    [--knn-only] [--all-types] [--sweep]
+
+``--knn-only --all-types``: only step 2, over every node's vector (not only the eligible
+types'), the SKB embedded into DuckDB alone.
 
 Times are wall-clock on a shared machine: compare the ratios within one run.
 
@@ -78,14 +82,19 @@ def bench_embedding(skb: Path, work: Path, master: str) -> dict:
     return stores
 
 
-def bench_knn(duck, spark, k: int, sample: int, params: LshParams) -> None:
+def bench_knn(duck, spark, k: int, sample: int, params: LshParams, *,
+              all_types: bool = False, sweep: bool = False) -> None:
     from afr.vectors import spark_knn
 
-    types = eligible_types(duck, min_text_chars=200)
+    types = sorted(duck.skb_schema().node_types) if all_types else \
+        eligible_types(duck, min_text_chars=200)
     signal = doc_signal(duck, types)
     vectors = signal.vectors
     print(f"kNN of the doc signal: {len(vectors):,} nodes of {', '.join(types)}, "
           f"dim {vectors.shape[1]}, k {k}, recall on {min(sample, len(vectors)):,} nodes")
+    params = params.for_size(len(vectors), k)
+    if sweep:
+        _sweep(vectors, k, sample, params)
     session = spark.dataframe_session()
     runs = [("exact, one machine (DuckDB's path)",
              lambda: local_knn.exact_neighbours(vectors, k)),
@@ -99,6 +108,20 @@ def bench_knn(duck, spark, k: int, sample: int, params: LshParams) -> None:
         found, _ = _timed(label, work, len(vectors))
         recall = local_knn.recall_at_k(vectors, found, k, sample=sample)
         print(f"{'':<44} recall@{k} {recall:.3f}")
+
+
+def _sweep(vectors, k: int, sample: int, params: LshParams) -> None:
+    """LSH on one machine around the chosen ``bits`` and ``tables``: time and recall."""
+    from dataclasses import replace
+
+    for tables in (params.tables, params.tables * 2):
+        for bits in range(max(1, params.bits - 1), params.bits + 2):
+            trial = replace(params, tables=tables, bits=bits)
+            found, _ = _timed(f"LSH {tables}x{bits} bits, one machine",
+                              lambda t=trial: local_knn.lsh_neighbours(vectors, k, t),
+                              len(vectors))
+            print(f"{'':<44} recall@{k} "
+                  f"{local_knn.recall_at_k(vectors, found, k, sample=sample):.3f}")
 
 
 def bench_build(duck, spark, k: int, params: LshParams) -> None:
@@ -123,13 +146,26 @@ def main() -> None:
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--skip-build", action="store_true",
                         help="Only embedding and kNN, not the whole graph build.")
+    parser.add_argument("--knn-only", action="store_true",
+                        help="Only the kNN: the SKB loaded and embedded into DuckDB alone.")
+    parser.add_argument("--all-types", action="store_true",
+                        help="The kNN over every node, not only the eligible types.")
+    parser.add_argument("--sweep", action="store_true",
+                        help="Also LSH here with --tables and twice as many, bits around the chosen.")
     args = parser.parse_args()
     params = LshParams(tables=args.tables, bits=args.bits)
     with tempfile.TemporaryDirectory(prefix="afr-bench-spark-") as tmp:
-        stores = bench_embedding(args.skb, Path(tmp), args.master)
-        duck, spark = stores["duckdb"], stores["spark-executors"]
-        bench_knn(duck, spark, args.k, args.sample, params)
-        if not args.skip_build:
+        if args.knn_only:
+            duck = open_store(Path(tmp) / "bench.duckdb")
+            load_skb_dir(duck, args.skb, progress=False)
+            embed_store(duck, make_embedder("hash"), variants=["doc"], progress=False)
+            spark = _spark_store(Path(tmp) / "spark", args.master, "knn")
+        else:
+            stores = bench_embedding(args.skb, Path(tmp), args.master)
+            duck, spark = stores["duckdb"], stores["spark-executors"]
+        bench_knn(duck, spark, args.k, args.sample, params, all_types=args.all_types,
+                  sweep=args.sweep)
+        if not (args.skip_build or args.knn_only):
             bench_build(duck, spark, args.k, params)
         duck.close()
         spark.close()

@@ -288,9 +288,10 @@ class SageSettings:
                     "random-hyperplane bucket (on Spark, either runs as Spark jobs).")
     lsh_tables: int = knob(8, "knn = lsh: independent bucketings (more: higher recall, "
                            "more pairs scored).", minimum=1, maximum=64)
-    lsh_bits: int = knob(12, "knn = lsh: hyperplanes per bucketing (more: smaller "
-                         "buckets, fewer pairs scored, lower recall).", minimum=1,
-                         maximum=40)
+    lsh_bits: int | None = knob(
+        None, "knn = lsh: hyperplanes per bucketing (more: smaller buckets, fewer pairs "
+        "scored, lower recall) [default: buckets of about 4 × k_cand nodes].", minimum=1,
+        maximum=40)
     lsh_bucket_max: int = knob(2048, "knn = lsh: a larger bucket is scored in slices of "
                                "this many nodes.", minimum=2)
 

@@ -12,23 +12,38 @@ on one machine; ``afr.vectors.spark_knn`` runs the same kernels as Spark tasks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 DEFAULT_CHUNK_MB = 64.0
 
 
+# Unset ``bits``: buckets of about this many times ``k`` rows on average, so a row finds
+# enough candidates in each table (bench/bench_spark_knn.py --sweep).
+BUCKET_PER_K = 4
+
+
 @dataclass(frozen=True)
 class LshParams:
     """Random-hyperplane LSH: ``tables`` independent bucketings of ``bits`` hyperplanes
-    each; a bucket larger than ``bucket_max`` rows is scored in slices of that size (a
-    bound on each task's matrix); ``seed`` fixes the hyperplanes."""
+    each (None: chosen from the number of rows, ``for_size``); a bucket larger than
+    ``bucket_max`` rows is scored in slices of that size (a bound on each task's
+    matrix); ``seed`` fixes the hyperplanes."""
 
     tables: int = 8
-    bits: int = 12
+    bits: int | None = None
     bucket_max: int = 2048
     seed: int = 0
+
+    def for_size(self, n: int, k: int) -> LshParams:
+        """These parameters with ``bits`` set: as given, or so that ``n`` rows fall into
+        buckets of about ``BUCKET_PER_K × k`` rows."""
+        if self.bits is not None:
+            return self
+        bits = round(math.log2(max(n, 2) / (BUCKET_PER_K * max(k, 1))))
+        return replace(self, bits=min(40, max(1, bits)))
 
 
 @dataclass(frozen=True)
@@ -48,6 +63,12 @@ def block_neighbours(block: np.ndarray, start: int, vectors: np.ndarray, k: int
                      ) -> Neighbours:
     """The exact ``k`` nearest rows of ``vectors`` for the rows ``start …`` of ``block``
     (a slice of ``vectors``): one matrix product, one's own row excluded."""
+    return _block_top_k(block, start, vectors, k)[0]
+
+
+def _block_top_k(block: np.ndarray, start: int, vectors: np.ndarray, k: int
+                 ) -> tuple[Neighbours, np.ndarray]:
+    """``block_neighbours`` and each neighbour's score (float32, from the product)."""
     n = len(vectors)
     scores = block @ vectors.T  # (rows, n)
     rows = np.arange(start, start + len(block))
@@ -56,7 +77,9 @@ def block_neighbours(block: np.ndarray, start: int, vectors: np.ndarray, k: int
         nearest = np.argpartition(-scores, k - 1, axis=1)[:, :k]
     else:
         nearest = np.argsort(-scores, axis=1)[:, :k]
-    return Neighbours(np.repeat(rows, k).astype(np.int64), nearest.reshape(-1).astype(np.int64))
+    found = Neighbours(np.repeat(rows, k).astype(np.int64),
+                       nearest.reshape(-1).astype(np.int64))
+    return found, np.take_along_axis(scores, nearest, axis=1).reshape(-1)
 
 
 def exact_neighbours(vectors: np.ndarray, k: int, *, chunk_mb: float = DEFAULT_CHUNK_MB,
@@ -91,7 +114,9 @@ def concat_neighbours(parts: list[Neighbours]) -> Neighbours:
 
 
 def hyperplanes(dim: int, params: LshParams) -> np.ndarray:
-    """(tables, dim, bits) Gaussian hyperplanes, the same for the same seed."""
+    """(tables, dim, bits) Gaussian hyperplanes, the same for the same seed (``bits``
+    set: ``LshParams.for_size``)."""
+    assert params.bits is not None
     rng = np.random.default_rng(params.seed)
     return rng.standard_normal((params.tables, dim, params.bits)).astype(np.float32)
 
@@ -118,8 +143,7 @@ def within_bucket(rows: np.ndarray, vectors: np.ndarray, k: int
         empty = np.empty(0, np.int64)
         return empty, empty.copy(), np.empty(0, np.float32)
     local = vectors[rows]
-    found = block_neighbours(local, 0, local, min(k, len(rows) - 1))
-    scores = np.einsum("ij,ij->i", local[found.src], local[found.dst])
+    found, scores = _block_top_k(local, 0, local, min(k, len(rows) - 1))
     return rows[found.src], rows[found.dst], scores.astype(np.float32)
 
 
@@ -143,6 +167,7 @@ def lsh_neighbours(vectors: np.ndarray, k: int, params: LshParams) -> Neighbours
     table (approximate: a true neighbour in no shared bucket is missed)."""
     if len(vectors) < 2 or k < 1:
         return _no_neighbours()
+    params = params.for_size(len(vectors), k)
     codes = bucket_codes(vectors, hyperplanes(vectors.shape[1], params))
     found = []
     for t in range(codes.shape[1]):

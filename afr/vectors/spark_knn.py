@@ -84,6 +84,7 @@ def lsh_neighbours(session: SparkSession, vectors: np.ndarray, k: int, params: L
     n = len(vectors)
     if n < 2 or k < 1:
         return Neighbours(np.empty(0, np.int64), np.empty(0, np.int64))
+    params = params.for_size(n, k)
     shared = session.sparkContext.broadcast(np.ascontiguousarray(vectors, np.float32))
     planes = session.sparkContext.broadcast(hyperplanes(vectors.shape[1], params))
     codes = session.range(0, n, numPartitions=_tasks(session, n)) \
