@@ -109,10 +109,11 @@ def test_spark_embedding_resumes_and_equals_duckdbs(spark_store, duck_store, tmp
 
     monkeypatch.setattr(DocumentBuilder, "build", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        embed_store(spark_store, make_embedder("hash"), variants=["doc"], progress=False)
+        embed_store(spark_store, make_embedder("hash"), variants=["doc"], batch_size=2,
+                    progress=False)
     assert len(_vectors(spark_store)) == 3  # the first chunk was committed
     report = embed_store(spark_store, make_embedder("hash"), variants=["doc"],
-                         progress=False)
+                         batch_size=2, progress=False)  # batches smaller than a task
     assert report.embedded["doc"] == 5  # only the nodes still without a vector
     duck, spark = _vectors(duck_store), _vectors(spark_store)
     assert duck.keys() == spark.keys() and len(duck) == 8
