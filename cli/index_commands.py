@@ -26,7 +26,7 @@ def build_similarity(ctx: Context, store, *, k_cand: int | None, percentile: flo
                      types: tuple[str, ...]) -> None:
     """Build the similarity graph anew and say what it holds."""
     from afr.embed import embedder_for_store, embedding_endpoint
-    from afr.vectors import build_similarity_graph
+    from afr.vectors import KnnChoice, LshParams, build_similarity_graph
 
     settings = ctx.resolve().settings
     sage = settings.sage
@@ -35,12 +35,14 @@ def build_similarity(ctx: Context, store, *, k_cand: int | None, percentile: flo
         k_cand=k_cand if k_cand is not None else sage.k_cand,
         percentile=percentile if percentile is not None else sage.percentile,
         types=list(types) or None, min_text_chars=sage.min_text_chars,
+        knn=KnnChoice(sage.knn, LshParams(sage.lsh_tables, sage.lsh_bits,
+                                          sage.lsh_bucket_max)),
         progress=ctx.progress)
     d = report.degree
     click.echo(f"similarity graph: {report.nodes:,} nodes of {len(report.types)} types "
                f"({', '.join(report.types)}), {report.pairs:,} similar pairs "
                f"({report.rows:,} rows in node_sim: both directions, per signal), "
-               f"k_cand {report.k_cand}, percentile {report.percentile:g}, in "
+               f"k_cand {report.k_cand} ({report.knn}), percentile {report.percentile:g}, in "
                f"{report.seconds:.1f} s")
     click.echo(f"edges per node: mean {d.mean:.1f}, median {d.median:g}, max {d.max:,}")
     for signal in dict.fromkeys(t.signal for t in report.thresholds):

@@ -28,6 +28,7 @@ Fusion = Literal["rrf", "linear"]
 FUSIONS: tuple[str, ...] = get_args(Fusion)
 SagePolicy = Literal["skip_if_relational", "always"]
 KarRetriever = Literal["hybrid", "vss", "bm25"]
+Knn = Literal["exact", "lsh"]  # the similarity graph's candidates: exact kNN, or LSH
 # The lexical index's stemmer: PyStemmer's Snowball algorithms (3.1), or none.
 Stemmer = Literal[
     "english", "none", "porter", "arabic", "armenian", "basque", "catalan", "czech", "danish",
@@ -282,6 +283,17 @@ class SageSettings:
     k_cand: int = knob(50, "Nearest neighbours per node and signal (candidates).", minimum=1)
     percentile: float = knob(95.0, "Kept: candidate pairs at or above this percentile.",
                              minimum=0, maximum=100)
+    knn: Knn = knob("exact", "'afr index --similarity': the candidates by exact kNN "
+                    "(quadratic), or lsh: approximate, among the nodes sharing a "
+                    "random-hyperplane bucket (on Spark, either runs as Spark jobs).")
+    lsh_tables: int = knob(8, "knn = lsh: independent bucketings (more: higher recall, "
+                           "more pairs scored).", minimum=1, maximum=64)
+    lsh_bits: int | None = knob(
+        None, "knn = lsh: hyperplanes per bucketing (more: smaller buckets, fewer pairs "
+        "scored, lower recall) [default: buckets of about 4 × k_cand nodes].", minimum=1,
+        maximum=40)
+    lsh_bucket_max: int = knob(2048, "knn = lsh: a larger bucket is scored in slices of "
+                               "this many nodes.", minimum=2)
 
 
 @dataclass(frozen=True)

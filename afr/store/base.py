@@ -330,6 +330,16 @@ class Store(ABC):
         """Read the schema, embedding models and type counts afresh on next use."""
         self.runtime.facts.clear()
 
+    def dataframe_session(self) -> Any:
+        """The distributed engine heavy steps may run on as DataFrame jobs (embedding,
+        the similarity graph's kNN): a Spark session on a Spark store, None elsewhere."""
+        return None
+
+    def append_frame(self, table: str, frame: Any) -> None:
+        """Add the rows of a DataFrame of ``dataframe_session()`` to ``table`` (its
+        columns, in order), written by the engine's executors."""
+        raise StoreError(f"internal: {type(self).__name__} takes no DataFrames")
+
     # -- bulk paths the loader and embedder use ------------------------------------------
 
     def staging_connection(self) -> Any:

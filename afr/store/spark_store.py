@@ -80,6 +80,8 @@ SQL_CONF = {
     "spark.sql.ansi.enabled": "false",
     # users' `afr sql` reads tables, not arbitrary files of the machine
     "spark.sql.runSQLOnFiles": "false",
+    # pandas in and out of DataFrames (embedding, kNN) through Arrow
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
 }
 CONNECT_PORT = 15002  # Spark Connect's own default
 _CONNECT_TIMEOUT_S = 5.0
@@ -326,6 +328,13 @@ class SparkStore(Store):
             return
         for name in [*self.tables.tables, *self._temps]:
             self.spark.catalog.dropTempView(name)
+
+    def dataframe_session(self) -> SparkSession:
+        return self.spark
+
+    def append_frame(self, table: str, frame: DataFrame) -> None:
+        with self.transaction():
+            self._append(check_identifier(table, "table"), frame, local=False)
 
     # -- writes -------------------------------------------------------------------------
 

@@ -17,10 +17,14 @@ _EXPORTS = {
     "build_similarity_graph": "afr.vectors.similarity",
     "similarity_meta": "afr.vectors.similarity",
     "similarity_state": "afr.vectors.similarity",
+    "KnnChoice": "afr.vectors.similarity",
+    "LshParams": "afr.vectors.knn",
+    "recall_at_k": "afr.vectors.knn",
 }
 
 __getattr__ = lazy_exports("afr.vectors", _EXPORTS)
 
 
-__all__ = ["EmbedReport", "build_documents", "build_similarity_graph", "check_model",
-           "embed_store", "query_vector", "similarity_meta", "similarity_state"]
+__all__ = ["EmbedReport", "KnnChoice", "LshParams", "build_documents", "build_similarity_graph", "check_model",
+           "embed_store", "query_vector", "recall_at_k", "similarity_meta",
+           "similarity_state"]

@@ -27,6 +27,7 @@ from afr.vectors.memory import (
     version_key,
     write_matrix_file,
 )
+from afr.vectors.spark_embed import SPARK_CHUNK, embedded_frame, executor_spec
 
 
 @dataclass
@@ -163,6 +164,10 @@ def _fill(store: Store, embedder: Embedder, variant: str, target: str,
         missing = [int(r[0]) for r in store.run("embed/all_ids.sql")]
     # Writing vectors forgets the store's cached facts: read the labels once, here.
     builder = DocumentBuilder(store, variant)
+    spec = executor_spec(embedder) if store.dataframe_session() is not None else None
+    if spec is not None:
+        return _fill_on_executors(store, embedder, spec, variant, target, recorded, missing,
+                                  builder, batch_size=batch_size, progress=progress)
     pending_ids: list[np.ndarray] = []
     pending_vectors: list[np.ndarray] = []
     state = {"recorded": recorded, "done": 0, "flushed": time.perf_counter()}
@@ -205,6 +210,36 @@ def _fill(store: Store, embedder: Embedder, variant: str, target: str,
     return state["done"], state["recorded"]
 
 
+def _fill_on_executors(store: Store, embedder: Embedder, spec: str, variant: str,
+                       target: str, recorded: tuple[str, int] | None, missing: list[int],
+                       builder: DocumentBuilder, *, batch_size: int, progress: bool
+                       ) -> tuple[int, tuple[str, int] | None]:
+    """``_fill`` on a store with a DataFrame engine (``afr.vectors.spark_embed``): each
+    chunk of documents is embedded by the executors and written by them, one
+    transaction per chunk, so an interrupted run keeps every finished chunk."""
+    session = store.dataframe_session()
+    dim = known_dim(embedder)
+    assert dim is not None  # executor_spec sends only embedders of a known dimension
+    _check_dim(embedder, variant, recorded, dim)
+    done = 0
+    with bar(len(missing), f"embedding {variant} (Spark)", enabled=progress,
+             unit="node") as pbar:
+        for start in range(0, len(missing), SPARK_CHUNK):
+            chunk = missing[start:start + SPARK_CHUNK]
+            docs = builder.build(chunk)
+            frame = embedded_frame(session, spec, chunk, [docs.get(i, "") for i in chunk],
+                                   batch_size=batch_size)
+            with store.transaction():
+                recorded = _prepare_target(store, embedder, variant, target, recorded, dim)
+                store.append_frame(f"emb_{target}", frame)
+                _record_written(store, embedder, variant, target, dim)
+            if target == variant:
+                vectors_changed(store)
+            done += len(chunk)
+            pbar.update(len(chunk))
+    return done, recorded
+
+
 def _check_dim(embedder: Embedder, variant: str, recorded: tuple[str, int] | None,
                dim: int) -> None:
     if recorded is not None and recorded[1] != dim:
@@ -219,20 +254,34 @@ def _write_batch(store: Store, embedder: Embedder, variant: str, target: str,
                  ) -> tuple[str, int]:
     """Write one batch of vectors of ``target`` in one transaction (creating its table
     with the first); the (model, dim) recorded."""
-    shadow = target != variant
     dim = vectors.shape[1]
     with store.transaction():
-        if recorded is None:
-            store.create_vector_table(target, dim)
-            recorded = (embedder.model_id, dim)
-            if shadow:
-                store.set_meta(_rebuild_key(variant), json.dumps(
-                    {"model_id": embedder.model_id, "dim": dim}))
+        recorded = _prepare_target(store, embedder, variant, target, recorded, dim)
         store.write_vectors(target, ids, vectors)
-        if not shadow:
-            store.record_embedding_model(variant, embedder.model_id, dim)
-            new_vectors_version(store, variant)  # matrix files are stale now
+        _record_written(store, embedder, variant, target, dim)
     return recorded
+
+
+def _prepare_target(store: Store, embedder: Embedder, variant: str, target: str,
+                    recorded: tuple[str, int] | None, dim: int) -> tuple[str, int]:
+    """Before the first vectors of ``target``: its table, and (a shadow) the record of
+    the rebuild under way. The (model, dim) recorded."""
+    if recorded is None:
+        store.create_vector_table(target, dim)
+        recorded = (embedder.model_id, dim)
+        if target != variant:
+            store.set_meta(_rebuild_key(variant), json.dumps(
+                {"model_id": embedder.model_id, "dim": dim}))
+    return recorded
+
+
+def _record_written(store: Store, embedder: Embedder, variant: str, target: str,
+                    dim: int) -> None:
+    """After vectors of ``target`` were written: the model, and a new vectors version
+    (matrix files are stale now); a shadow is recorded only when swapped in."""
+    if target == variant:
+        store.record_embedding_model(variant, embedder.model_id, dim)
+        new_vectors_version(store, variant)
 
 
 def _swap_in(store: Store, embedder: Embedder, complete: dict[str, tuple[str, int]]) -> None:

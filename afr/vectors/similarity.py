@@ -7,9 +7,11 @@ Cypher's names) are linked when they are similar by one of two signals:
 - ``doc``: the stored ``doc`` vectors (no new embedding pass);
 - ``name``: the node's name and aliases, embedded with the store's embedder.
 
-Per signal: exact k-nearest neighbours (``k_cand``) of every eligible node among the
-eligible nodes, by chunked matrix products over normalised vectors (memory-bounded:
-``chunk_mb`` of scores at a time). Those kNN pairs (unordered, each once) are the
+Per signal: the k-nearest neighbours (``k_cand``) of every eligible node among the
+eligible nodes, exact by chunked matrix products over normalised vectors (memory-bounded:
+``chunk_mb`` of scores at a time), or approximate by random-hyperplane LSH (``[sage] knn
+= "lsh"``, ``afr.vectors.knn``); on a Spark store either runs as Spark jobs
+(``afr.vectors.spark_knn``). Those kNN pairs (unordered, each once) are the
 *candidates*; per signal and per (unordered) type pair a candidate is kept when its score
 is at or above the ``percentile`` of that group's candidate scores (a group of fewer than
 ``MIN_GROUP_PAIRS`` candidates uses the signal's percentile over all of them). A pair
@@ -34,15 +36,30 @@ from afr.embed.base import Embedder, embed_texts
 from afr.errors import AfrError, EmbeddingError
 from afr.progress import bar
 from afr.store.base import Store
+from afr.vectors.knn import (
+    DEFAULT_CHUNK_MB,
+    LshParams,
+    Neighbours,
+    exact_neighbours,
+    lsh_neighbours,
+)
 from afr.vectors.memory import SearchMatrix, version_key
 
 SUMMARY = "any"  # node_sim_meta's row for the whole graph (OR of the signals)
 VECTORS_META_KEY = "skb_similarity_vectors"  # the doc-vector version the graph was built on
-DEFAULT_CHUNK_MB = 64.0
 NAME_BATCH = 256
 # A type pair needs this many candidate pairs for a threshold of its own (else: the
 # signal's threshold over all its candidates).
 MIN_GROUP_PAIRS = 50
+
+
+@dataclass(frozen=True)
+class KnnChoice:
+    """How the candidates are found: ``exact`` kNN, or ``lsh`` (approximate, ``lsh``'s
+    parameters): ``[sage] knn`` and its ``lsh_*`` settings."""
+
+    method: str = "exact"
+    lsh: LshParams = field(default_factory=LshParams)
 
 
 @dataclass
@@ -87,6 +104,7 @@ class SimilarityReport:
     types: list[str] = field(default_factory=list)  # eligible types
     nodes: int = 0  # eligible nodes
     k_cand: int = 0
+    knn: str = "exact"  # how the candidates were found: exact or lsh
     percentile: float = 0.0
     thresholds: list[TypePairThreshold] = field(default_factory=list)
     pairs: int = 0  # distinct node pairs linked (any signal)
@@ -119,36 +137,40 @@ def knn_candidates(vectors: np.ndarray, k: int, *, chunk_mb: float = DEFAULT_CHU
                    progress=None) -> CandidatePairs:
     """Every row's ``k`` most similar other rows (exact: all scores of a chunk of rows
     against all rows, one matrix product), as unordered pairs, each once. ``vectors``
-    must be unit rows. The pair's score is recomputed per pair in float64 (then stored as
-    float32), so it does not depend on which chunk found the pair."""
+    must be unit rows."""
+    return candidate_pairs(vectors, exact_neighbours(vectors, k, chunk_mb=chunk_mb,
+                                                     progress=progress))
+
+
+def candidate_pairs(vectors: np.ndarray, found: Neighbours) -> CandidatePairs:
+    """Neighbour lists as unordered pairs, each once, in (lo, hi) order. The pair's score
+    is recomputed per pair in float64 (then stored as float32), so it does not depend on
+    which block or bucket found the pair."""
     n = len(vectors)
-    if n < 2 or k < 1:
+    if not len(found.src):
         empty = np.empty(0, np.int64)
         return CandidatePairs(empty, empty.copy(), np.empty(0, np.float32))
-    k = min(k, n - 1)
-    chunk = max(1, int(chunk_mb * 2**20 // (4 * n)))
-    found_lo: list[np.ndarray] = []
-    found_hi: list[np.ndarray] = []
-    for start in range(0, n, chunk):
-        stop = min(n, start + chunk)
-        scores = vectors[start:stop] @ vectors.T  # (rows, n)
-        rows = np.arange(start, stop)
-        scores[rows - start, rows] = -np.inf  # never one's own neighbour
-        if k < n - 1:
-            nearest = np.argpartition(-scores, k - 1, axis=1)[:, :k]
-        else:
-            nearest = np.argsort(-scores, axis=1)[:, :k]
-        src = np.repeat(rows, k)
-        dst = nearest.reshape(-1)
-        found_lo.append(np.minimum(src, dst))
-        found_hi.append(np.maximum(src, dst))
-        if progress is not None:
-            progress.update(stop - start)
-    lo = np.concatenate(found_lo).astype(np.int64)
-    hi = np.concatenate(found_hi).astype(np.int64)
+    lo = np.minimum(found.src, found.dst).astype(np.int64)
+    hi = np.maximum(found.src, found.dst).astype(np.int64)
     key = np.unique(lo * n + hi)  # unordered pairs, each once, in (lo, hi) order
     lo, hi = key // n, key % n
     return CandidatePairs(lo, hi, pair_scores(vectors, lo, hi))
+
+
+def find_neighbours(store: Store, vectors: np.ndarray, k: int, knn: KnnChoice, *,
+                    chunk_mb: float = DEFAULT_CHUNK_MB, progress=None) -> Neighbours:
+    """The ``k`` nearest neighbours of every row, as ``knn`` says (exact, or LSH), run
+    as Spark jobs on a store that has a DataFrame engine, else here."""
+    session = store.dataframe_session()
+    if session is not None:
+        from afr.vectors import spark_knn
+
+        if knn.method == "lsh":
+            return spark_knn.lsh_neighbours(session, vectors, k, knn.lsh)
+        return spark_knn.exact_neighbours(session, vectors, k, chunk_mb=chunk_mb)
+    if knn.method == "lsh":
+        return lsh_neighbours(vectors, k, knn.lsh)
+    return exact_neighbours(vectors, k, chunk_mb=chunk_mb, progress=progress)
 
 
 def pair_scores(vectors: np.ndarray, lo: np.ndarray, hi: np.ndarray,
@@ -294,6 +316,7 @@ def name_signal(store: Store, embedder: Embedder, types: Sequence[str], *,
 def build_similarity_graph(store: Store, embedder: Embedder, *, k_cand: int = 50,
                            percentile: float = 95.0, types: Sequence[str] | None = None,
                            min_text_chars: int = 200, chunk_mb: float = DEFAULT_CHUNK_MB,
+                           knn: KnnChoice | None = None,
                            progress: bool | None = None) -> SimilarityReport:
     """Build ``node_sim`` and ``node_sim_meta`` anew (see the module's docstring)."""
     if k_cand < 1:
@@ -303,7 +326,8 @@ def build_similarity_graph(store: Store, embedder: Embedder, *, k_cand: int = 50
     started = time.perf_counter()
     store.require_skb()
     store.require_initialised()  # an older store gets the node_sim tables first
-    report = SimilarityReport(k_cand=k_cand, percentile=percentile)
+    knn = knn or KnnChoice()
+    report = SimilarityReport(k_cand=k_cand, knn=knn.method, percentile=percentile)
     report.types = eligible_types(store, min_text_chars=min_text_chars, types=types)
     signals = [doc_signal(store, report.types),
                name_signal(store, embedder, report.types, progress=progress)]
@@ -314,7 +338,9 @@ def build_similarity_graph(store: Store, embedder: Embedder, *, k_cand: int = 50
     for sig in signals:
         with bar(len(sig.ids), f"similar nodes ({sig.signal})", enabled=progress,
                  unit="node") as pbar:
-            cands = knn_candidates(sig.vectors, k_cand, chunk_mb=chunk_mb, progress=pbar)
+            found = find_neighbours(store, sig.vectors, k_cand, knn,
+                                    chunk_mb=chunk_mb, progress=pbar)
+            cands = candidate_pairs(sig.vectors, found)
         keep, thresholds = threshold_pairs(sig.signal, sig.types, cands, percentile)
         report.thresholds += thresholds
         a, b = sig.ids[cands.lo[keep]], sig.ids[cands.hi[keep]]
