@@ -155,23 +155,31 @@ class Evaluator:
         ("done", outcome), ("stopped", None) when the LLM is lost, ("fatal", exception)
         when the store fails, ("exit", None) at the end."""
         def worker() -> None:
+            with self.store.gathering():  # Spark: reads of the batch run as one job
+                if ask_from(feed):
+                    results.put(("exit", None))
+
+        def ask_from(feed: _Feed) -> bool:
+            """False when a store failure ended it (then "fatal" was put)."""
             while (item := feed.next()) is not None:
                 try:
                     outcome = self._one(*item)
                 except BaseException as exc:  # noqa: BLE001 - a store failure stops the run
                     feed.stop.set()
                     results.put(("fatal", exc))
-                    return
+                    return False
                 with feed.lock:  # counted before this worker takes the next question
                     if self._count_llm_loss(report, outcome) and not feed.stop.is_set():
                         feed.stop.set()
                         report.interrupted = report.stopped_for_llm = True
                         results.put(("stopped", None))
                 results.put(("done", outcome))
-            results.put(("exit", None))
+            return True
 
+        # a store that runs a batch's reads together asks a batch at once
+        at_once = max(self.settings.concurrency, self.store.question_batch)
         workers = [threading.Thread(target=worker, daemon=True, name=f"afr-eval-{i}")
-                   for i in range(max(1, min(self.settings.concurrency, todo or 1)))]
+                   for i in range(max(1, min(at_once, todo or 1)))]
         for t in workers:
             t.start()
         return workers

@@ -362,6 +362,14 @@ class StoreSettings:
     spark_warehouse: str = knob("afr-spark", "Folder holding the Parquet tables of Spark "
                                 "stores (one subfolder per database).",
                                 env=("AFR_SPARK_WAREHOUSE",), stored=False)
+    spark_batch: int = knob(16, "Questions `afr eval` asks at once on a Spark store; a "
+                            "statement they send together runs as one Spark job (1: one "
+                            "job per statement).", env=("AFR_SPARK_BATCH",), minimum=1,
+                            maximum=256, stored=False)
+    spark_gather_ms: int = knob(1000, "Longest a Spark read of a batch waits for the "
+                                "questions still busy elsewhere (an LLM call) before it "
+                                "runs without them, in ms.", env=("AFR_SPARK_GATHER_MS",),
+                                minimum=0, stored=False)
     cache_dir: str | None = knob(None, "afr's cache (the demo store) [default: "
                                  "$XDG_CACHE_HOME/afr, else ~/.cache/afr].",
                                  env=("AFR_CACHE_DIR",), stored=False, in_file=False)

@@ -108,7 +108,8 @@ def open_store(db: str | Path | None = None, *, schema: str | None = None,
         from afr.store.spark_store import SparkStore
 
         return SparkStore(target, warehouse=settings.spark_warehouse, read_only=read_only,
-                          create=create)
+                          create=create, batch=settings.spark_batch,
+                          gather_ms=settings.spark_gather_ms)
     if kind == "postgres":
         from afr.store.postgres_store import PostgresStore
 

@@ -19,7 +19,7 @@ import threading
 from abc import ABC, abstractmethod
 from collections import namedtuple
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -291,6 +291,16 @@ class Store(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
+
+    #: Questions ``afr eval`` asks at once on this store (each in a thread of its own
+    #: that reads within ``gathering()``): more than one where the store runs the reads
+    #: those questions send together as one query (Spark: a job per statement).
+    question_batch: int = 1
+
+    def gathering(self) -> AbstractContextManager[None]:
+        """Around one eval thread's questions: its reads may be run together with the
+        other gathering threads' (``question_batch``). Nothing, on most stores."""
+        return nullcontext()
 
     def reader(self, *, wait: bool = True) -> Store | None:
         """A second connection to this store for reads that run beside this one's

@@ -50,6 +50,7 @@ from afr.store.base import (
     render_template,
 )
 from afr.store.dialect import DUCKDB, SPARK, sql_pieces
+from afr.store.spark_batch import Gatherer, Rows
 from afr.store.spark_guard import refuse_unsafe
 from afr.store.spark_tables import MAX_PARTS, TableCatalog, TableDef
 
@@ -87,6 +88,7 @@ CONNECT_PORT = 15002  # Spark Connect's own default
 _CONNECT_TIMEOUT_S = 5.0
 _PARAM = re.compile(r"(?<![:\w]):([A-Za-z_][A-Za-z0-9_]*)")
 _QUERIES = (exp.Query, exp.Describe, exp.Show)
+_BROADCAST = "spark.sql.autoBroadcastJoinThreshold"
 
 
 def parse_spark_url(url: str) -> tuple[str, str]:
@@ -207,7 +209,7 @@ class SparkStore(Store):
     dialect = SPARK
 
     def __init__(self, url: str, *, warehouse: str | Path, read_only: bool = False,
-                 create: bool = True) -> None:
+                 create: bool = True, batch: int = 1, gather_ms: int = 1000) -> None:
         super().__init__()
         master, database = parse_spark_url(url)
         self.url = url
@@ -222,6 +224,9 @@ class SparkStore(Store):
         self.connect = is_connect(master)
         self.spark = store_session(master)
         self._temps: set[str] = set()
+        self.question_batch = batch
+        self.gatherer = Gatherer(self._query_together, batch=batch, window_s=gather_ms / 1000)
+        self._refused: set[str] = set()  # statements Spark would not run inside a union
         for name in self.tables.tables:
             self._register(name)
 
@@ -249,6 +254,71 @@ class SparkStore(Store):
 
     def _execute(self, sql: str, params: dict[str, Any] | None) -> None:
         self._fetch(sql, params)
+
+    def query_with_columns(
+        self, sql: str, params: dict[str, Any] | None = None, *, max_rows: int | None = None
+    ) -> tuple[list[str], list[tuple]]:
+        # A read of an eval thread waits for the same statement of the others (see
+        # afr.store.spark_batch); one inside a transaction or under the lock runs now.
+        if (max_rows is None and self.gatherer.is_joined() and not self.lock._is_owned()
+                and isinstance(_parsed(sql), exp.Query)):
+            self.statements += 1
+            return self.gatherer.read(sql, params)
+        return super().query_with_columns(sql, params, max_rows=max_rows)
+
+    def gathering(self) -> Any:
+        return self.gatherer.joined() if self.question_batch > 1 else super().gathering()
+
+    def _query_together(self, reads: list[tuple[str, dict[str, Any] | None]]
+                        ) -> list[Rows | BaseException]:
+        """The rows of each read: one union when there are several (and Spark takes
+        them as one), else each on its own, its error kept as its outcome."""
+        with self.lock, self._joins_in_one_job():
+            union = len(reads) > 1 and reads[0][0] not in self._refused
+            if union:
+                try:
+                    return self._union(reads)
+                except StoreError:  # one statement failed, or Spark refused the union
+                    pass
+            outcomes: list[Rows | BaseException] = []
+            for sql, params in reads:
+                try:
+                    outcomes.append(self._fetch(sql, params))
+                except Exception as exc:  # noqa: BLE001 - raised in its caller's thread
+                    outcomes.append(exc)
+            if union and not any(isinstance(o, BaseException) for o in outcomes):
+                self._refused.add(reads[0][0])  # e.g. a statement only for the top level
+            return outcomes
+
+    @contextmanager
+    def _joins_in_one_job(self) -> Iterator[None]:
+        """Joins by shuffles, stages of the statement's one job: a broadcast join is a job
+        of its own (per branch of a union, whose values differ so that Spark cannot reuse
+        one branch's), and a BM25 read had nine of them. The lock is held."""
+        conf = self.spark.conf
+        broadcast = conf.get(_BROADCAST)
+        conf.set(_BROADCAST, "-1")
+        try:
+            yield
+        finally:
+            conf.set(_BROADCAST, broadcast)
+
+    def _union(self, reads: list[tuple[str, dict[str, Any] | None]]) -> list[Rows]:
+        """Several reads as one Spark query: each statement a branch of a UNION ALL, its
+        rows tagged with the read's position and its parameters renamed apart. A branch
+        keeps its statement's order (Spark concatenates a union's branches)."""
+        branches, args = [], {}
+        for i, (sql, params) in enumerate(reads):
+            renamed = "".join(
+                _PARAM.sub(lambda m, i=i: f":{m.group(1)}_afr{i}", piece) if is_code
+                else piece for is_code, piece in sql_pieces(sql.strip().rstrip(";")))
+            branches.append(f"SELECT {i} AS afr_read, afr_q{i}.* FROM ({renamed}) AS afr_q{i}")
+            args.update({f"{name}_afr{i}": value for name, value in (params or {}).items()})
+        columns, rows = self._query("\nUNION ALL\n".join(branches), args)
+        split: list[list[tuple]] = [[] for _ in reads]
+        for row in rows:
+            split[row[0]].append(row[1:])
+        return [(columns[1:], part) for part in split]
 
     def _fetch(self, sql: str, params: dict[str, Any] | None, max_rows: int | None = None
                ) -> tuple[list[str], list[tuple]]:
