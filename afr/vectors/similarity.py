@@ -331,6 +331,35 @@ def build_similarity_graph(store: Store, embedder: Embedder, *, k_cand: int = 50
     report.types = eligible_types(store, min_text_chars=min_text_chars, types=types)
     signals = [doc_signal(store, report.types),
                name_signal(store, embedder, report.types, progress=progress)]
+    src, dst, columns = _kept_pairs(store, signals, k_cand, knn, chunk_mb, percentile,
+                                    report, progress)
+    all_ids = np.unique(np.concatenate([s.ids for s in signals]))
+    report.nodes = len(all_ids)
+    report.rows = len(src)
+    report.pairs = len(np.unique(np.minimum(src, dst) * (int(all_ids.max(initial=0)) + 1)
+                                 + np.maximum(src, dst))) if len(src) else 0
+    report.degree = degree_stats(all_ids, src, dst)
+    meta = _meta_params(report, embedder.model_id)
+    doc_version = store.meta_fact(version_key("doc")) or ""
+
+    def write() -> None:
+        store.run("similarity/clear.sql")
+        store.write_rows("node_sim", columns)
+        store.run("similarity/insert_meta.sql", meta)
+        store.set_meta_value(VECTORS_META_KEY, doc_version)
+
+    store.run_in_transaction(write, retries=0)
+    store.forget_facts()
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _kept_pairs(store: Store, signals: Sequence[SignalVectors], k_cand: int,
+                knn: KnnChoice, chunk_mb: float, percentile: float,
+                report: SimilarityReport, progress: bool | None
+                ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """Each signal's nearest neighbours thresholded per type pair (the thresholds go to
+    ``report``): the kept pairs in both directions, and ``node_sim``'s columns."""
     src_parts: list[np.ndarray] = []
     dst_parts: list[np.ndarray] = []
     signal_parts: list[np.ndarray] = []
@@ -351,31 +380,13 @@ def build_similarity_graph(store: Store, embedder: Embedder, *, k_cand: int = 50
         signal_parts.append(np.full(2 * len(a), sig.signal, dtype=object))
     src = np.concatenate(src_parts) if src_parts else np.empty(0, np.int64)
     dst = np.concatenate(dst_parts) if dst_parts else np.empty(0, np.int64)
-    all_ids = np.unique(np.concatenate([s.ids for s in signals]))
-    report.nodes = len(all_ids)
-    report.rows = len(src)
-    report.pairs = len(np.unique(np.minimum(src, dst) * (int(all_ids.max(initial=0)) + 1)
-                                 + np.maximum(src, dst))) if len(src) else 0
-    report.degree = degree_stats(all_ids, src, dst)
     columns = {
         "src": src.astype(np.int64), "dst": dst.astype(np.int64),
         "signal": np.concatenate(signal_parts) if signal_parts else np.empty(0, object),
         "score": (np.concatenate(score_parts) if score_parts
                   else np.empty(0)).astype(np.float32),
     }
-    meta = _meta_params(report, embedder.model_id)
-    doc_version = store.meta_fact(version_key("doc")) or ""
-
-    def write() -> None:
-        store.run("similarity/clear.sql")
-        store.write_rows("node_sim", columns)
-        store.run("similarity/insert_meta.sql", meta)
-        store.set_meta_value(VECTORS_META_KEY, doc_version)
-
-    store.run_in_transaction(write, retries=0)
-    store.forget_facts()
-    report.seconds = time.perf_counter() - started
-    return report
+    return src, dst, columns
 
 
 def _meta_params(report: SimilarityReport, embedder: str) -> dict:
