@@ -99,8 +99,9 @@ def index(ctx: Context, rebuild: bool, similarity: bool, k_cand: int | None,
     percentile. A rebuild replaces the old graph only when it is complete.
 
     With --calibrate QUESTIONS, also measures the weight of vector similarity beside BM25
-    (the hybrid list's MRR on the questions, for each weight of a grid) and keeps the
-    best for the store's embedder: `afr ask --explain` shows the weight in force and
+    (the hybrid list's MRR on the questions, for each weight of a grid) and keeps, of
+    the weights within one standard error of the best, the one nearest the embedder's
+    own, for the store's embedder: `afr ask --explain` shows the weight in force and
     where it came from. Without it the embedder's own weight holds (the built-in hash
     embedder's is a tie-breaker: its similarity knows no meaning).
     """

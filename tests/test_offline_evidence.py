@@ -171,3 +171,18 @@ def test_a_weak_cypher_counts_only_its_constants_own_matches() -> None:
     assert weak.index(4) == 3  # … the wider one keeps BM25's place
     strong = order(1.0)
     assert strong.index(4) < strong.index(2)  # a trusted Cypher's wider answers count
+
+
+def test_a_calibrated_weight_must_win_by_more_than_its_noise() -> None:
+    """Of the weights within one standard error of the best MRR, the one nearest the
+    embedder's own is kept: one question's luck does not move the weight."""
+    from afr.evaluate.calibrate import choose_weight
+
+    flat = [1.0, 0.5, 0.25, 1.0, 0.2, 0.5]
+    lucky = [1.0, 0.5, 0.5, 1.0, 0.2, 0.5]  # one question one rank better
+    worse = [0.5, 0.2, 0.1, 0.5, 0.0, 0.2]  # every question worse
+    grid = {0.0: flat, 0.002: flat, 0.03: lucky, 1.0: worse}
+    assert choose_weight(grid, own=0.002) == 0.002
+    assert choose_weight(grid, own=1.0) == 0.03  # 1.0 loses by far more than its noise
+    clear = {0.0: worse, 0.002: worse, 0.03: flat, 1.0: worse}
+    assert choose_weight(clear, own=0.002) == 0.03
