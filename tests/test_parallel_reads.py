@@ -143,3 +143,18 @@ def test_an_embedded_store_reads_in_order(tmp_path: Path) -> None:
         assert order == [0, 1, 2, 3]
     finally:
         store.close()
+
+
+@pytest.mark.postgres
+def test_a_store_that_cannot_be_set_up_leaves_no_connection(pg_url: str) -> None:
+    """A store failing after it connected (here: its schema is missing and it may not
+    create one) closes that connection: a reader failing so left a backend behind."""
+    before = _backends(pg_url)
+    with pytest.raises(StoreError) as failed:  # no such schema (or, first, no pgvector)
+        PostgresStore(pg_url, schema="afr_no_such_schema", create=False)
+    # the traceback (kept, as a failed reader's thread may keep it) holds the half-made
+    # store: its connection is closed by the store, not by the garbage collector
+    deadline = time.monotonic() + 20
+    while _backends(pg_url) > before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _backends(pg_url) == before, failed.value

@@ -91,7 +91,13 @@ class PostgresStore(Store):
         except psycopg.Error as exc:
             raise StoreError(f"cannot connect to PostgreSQL at {redact_url(self.url)}: "
                              f"{_first_line(exc)}") from None
-        self._setup()
+        try:
+            self._setup()
+        except BaseException:
+            # a store that could not be set up is never returned, so nobody else would
+            # close its connection (a reader failing here left a backend behind)
+            self.con.close()
+            raise
 
     def _conninfo(self) -> str:
         """The URL a reader connects with as given; the store's own connection asks for
