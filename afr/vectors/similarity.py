@@ -331,8 +331,9 @@ def build_similarity_graph(store: Store, embedder: Embedder, *, k_cand: int = 50
     report.types = eligible_types(store, min_text_chars=min_text_chars, types=types)
     signals = [doc_signal(store, report.types),
                name_signal(store, embedder, report.types, progress=progress)]
-    src, dst, columns = _kept_pairs(store, signals, k_cand, knn, chunk_mb, percentile,
-                                    report, progress)
+    columns = _kept_pairs(store, signals, k_cand, knn, chunk_mb, percentile, report,
+                          progress)
+    src, dst = columns["src"], columns["dst"]
     all_ids = np.unique(np.concatenate([s.ids for s in signals]))
     report.nodes = len(all_ids)
     report.rows = len(src)
@@ -356,10 +357,9 @@ def build_similarity_graph(store: Store, embedder: Embedder, *, k_cand: int = 50
 
 def _kept_pairs(store: Store, signals: Sequence[SignalVectors], k_cand: int,
                 knn: KnnChoice, chunk_mb: float, percentile: float,
-                report: SimilarityReport, progress: bool | None
-                ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+                report: SimilarityReport, progress: bool | None) -> dict[str, np.ndarray]:
     """Each signal's nearest neighbours thresholded per type pair (the thresholds go to
-    ``report``): the kept pairs in both directions, and ``node_sim``'s columns."""
+    ``report``): ``node_sim``'s columns, every kept pair in both directions."""
     src_parts: list[np.ndarray] = []
     dst_parts: list[np.ndarray] = []
     signal_parts: list[np.ndarray] = []
@@ -380,13 +380,12 @@ def _kept_pairs(store: Store, signals: Sequence[SignalVectors], k_cand: int,
         signal_parts.append(np.full(2 * len(a), sig.signal, dtype=object))
     src = np.concatenate(src_parts) if src_parts else np.empty(0, np.int64)
     dst = np.concatenate(dst_parts) if dst_parts else np.empty(0, np.int64)
-    columns = {
+    return {
         "src": src.astype(np.int64), "dst": dst.astype(np.int64),
         "signal": np.concatenate(signal_parts) if signal_parts else np.empty(0, object),
         "score": (np.concatenate(score_parts) if score_parts
                   else np.empty(0)).astype(np.float32),
     }
-    return src, dst, columns
 
 
 def _meta_params(report: SimilarityReport, embedder: str) -> dict:
