@@ -5,8 +5,11 @@ inside the scope expansion. DuckDB and PostgreSQL."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from afr.cli.main import cli
 from click.testing import CliRunner
@@ -18,9 +21,10 @@ from afr.lexical import build_lexical_index
 from afr.load import load_skb_dir
 from afr.methods.af.grounding import ground_cypher
 from afr.methods.af.offline import RELATION_TRUST, formalize
-from afr.pipeline.ask import Pipeline
+from afr.pipeline.ask import Pipeline, open_session
 from afr.retrieval.filters import AttributeCatalog
 from afr.retrieval.linking import guess_target_type, named_entities
+from afr.retrieval.lists import fuse_hybrid
 from afr.retrieval.weights import dense_weight, record_calibration
 from afr.settings import RankingSettings
 from afr.store import Store
@@ -112,6 +116,39 @@ def test_the_dense_weight_and_where_it_comes_from(store: Store, tmp_path: Path) 
     # a session fixes the weight in its settings: runs store the weight they fused with
     result = Pipeline(store, settings_of(llm__offline=True)).ask("Which viper is African?")
     assert result.settings.ranking.dense == 0.3 and "calibrated" in result.dense_from
+
+
+class SemanticEmbedder:
+    """Stands for a semantic model: an embedder that names no weight of its own."""
+
+    model_id = "st:a-semantic-model"
+
+    def __init__(self, dim: int) -> None:
+        self.vectors = HashingEmbedder(dim)
+
+    @property
+    def dim(self) -> int:
+        return self.vectors.dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.vectors.embed(texts)
+
+
+def test_bm25_leads_a_semantic_embedder_until_calibrated(store: Store, tmp_path: Path) -> None:
+    """A semantic embedder's own weight (0.01) lets BM25 lead: counted as much as BM25,
+    MiniLM's similarity pulled the hybrid list below BM25's on real text. Here the vectors
+    put BM25's second answer first and its first answer fifth."""
+    make(store, tmp_path)
+    session = open_session(store, settings_of(llm__offline=True),
+                           embedder=SemanticEmbedder(32))
+    assert session.settings.ranking.dense == pytest.approx(0.01)
+    assert "embedder's own" in session.dense_from
+    lexical = [(1, 9.0), (2, 8.0), (3, 7.0)]
+    vss = [(2, 0.9), (4, 0.8), (5, 0.7), (6, 0.6), (1, 0.5)]
+    default = fuse_hybrid(vss, lexical, 5, session.settings.ranking)
+    assert [c.node_id for c in default][:3] == [1, 2, 3]  # BM25's order, vectors break ties
+    trusted = fuse_hybrid(vss, lexical, 5, replace(session.settings.ranking, dense=1.0))
+    assert trusted[0].node_id == 2
 
 
 def test_calibration_from_the_command_line(duck_store: Store, tmp_path: Path) -> None:

@@ -25,12 +25,19 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
-DENSE_WEIGHT = 1.0  # a semantic embedder's similarity counts as much as BM25
+DENSE_WEIGHT = 1.0  # a similarity that counts as much as BM25: full trust
+# A semantic embedder's own weight, until 'afr index --calibrate' measures one: BM25 leads
+# and the similarity breaks its ties and reorders its tail. Counted as much as BM25 (1),
+# MiniLM's similarity lowered the hybrid list's MRR below BM25's on the WordNet subset and
+# the synthetic PRIME and MAG sets (by 3.6 to 15.4 points); 0.01 kept it within 0.1 of
+# BM25's on all of them, and 0.03 lost up to 1.7 (bench/real/EMBEDDERS.md).
+SEMANTIC_DENSE_WEIGHT = 0.01
 
 
 def fusion_weight(embedder: Embedder) -> float:
-    """The weight of the embedder's similarity beside BM25 (``dense_weight``; else 1)."""
-    return float(getattr(embedder, "dense_weight", DENSE_WEIGHT))
+    """The weight of the embedder's similarity beside BM25 (``dense_weight``; else
+    ``SEMANTIC_DENSE_WEIGHT``)."""
+    return float(getattr(embedder, "dense_weight", SEMANTIC_DENSE_WEIGHT))
 
 
 def known_dim(embedder: Embedder) -> int | None:

@@ -4,7 +4,7 @@ weight in force for a store, and where it came from.
 Unless the settings name one (``ranking.dense``), the weight is the one ``afr index
 --calibrate`` measured on questions for the store's embedder (kept in afr_meta under
 ``fusion_dense:<model id>``), else the embedder's own (``afr.embed.fusion_weight``: a
-tie-breaker for the built-in hash embedder, 1 for semantic embedders).
+tie-breaker for the built-in hash embedder, 0.01 for semantic embedders: BM25 leads).
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ def dense_of(ranking: RankingSettings) -> float:
 
 
 def dense_trust(ranking: RankingSettings) -> float:
-    """How far the fusion trusts the embedder, 0 to 1: the dense weight against a semantic
-    embedder's (``DENSE_WEIGHT``). Scales fixed weights set for a semantic embedder, such
-    as SAGE's pruning."""
+    """How far the fusion trusts the embedder, 0 to 1: the dense weight against full
+    trust (as much as BM25, ``DENSE_WEIGHT``). Scales fixed weights set for a fully trusted
+    embedder, such as SAGE's pruning."""
     return min(1.0, dense_of(ranking) / DENSE_WEIGHT)
 
 

@@ -231,7 +231,7 @@ class RankingSettings:
     dense: float | None = knob(
         None, "Weight of the question's vector similarity beside BM25 [default: the weight "
         "'afr index --calibrate' measured for the store's embedder, else the embedder's "
-        "own: 0.002 for the built-in hash embedder (a tie-breaker), 1 for semantic ones].",
+        "own: 0.002 for the built-in hash embedder, 0.01 for semantic ones: BM25 leads].",
         minimum=0)
     lexical: float = knob(1.0, "Weight of the question's BM25.", minimum=0)
     graph: float = knob(2.0, "Weight of the graph strand (membership and rank).", minimum=0)
