@@ -224,8 +224,8 @@ def _echo_indexes(data: dict) -> None:
         click.echo("similar:  no similarity graph ('afr index --similarity' builds it)")
     else:
         click.echo(f"similar:  similarity graph of {sim['nodes']:,} nodes, {sim['pairs']:,} "
-                   f"pairs (mean {sim['degree_mean']:.1f} per node; k_cand {sim['k_cand']}, "
-                   f"percentile {sim['percentile']:g}, {sim['embedder']})"
+                   f"pairs (mean {sim['degree_mean']:.1f} per node; k_cand {sim['k_cand']} "
+                   f"by {sim['knn']} kNN, percentile {sim['percentile']:g}, {sim['embedder']})"
                    + ("; stale, the doc vectors changed since: 'afr index --similarity'"
                       if sim["stale"] else ""))
     indexes = data["vector_indexes"]

@@ -259,7 +259,15 @@ def test_info_says_what_is_built(db: list[str], tmp_path: Path,
     assert "LLM:      none configured: offline mode" in text
     assert afr(*db, "index", "--similarity").exit_code == 0
     sim = json.loads(afr(*db, "info", "--json").stdout)["similarity"]
-    assert sim["pairs"] > 0 and sim["stale"] is False
+    assert sim["pairs"] > 0 and sim["stale"] is False and sim["knn"] == "exact"
+    assert "k_cand 50 by exact kNN" in afr(*db, "info").stdout
+    config = tmp_path / "lsh.toml"  # the graph says how it was built
+    config.write_text('[sage]\nknn = "lsh"\n')
+    monkeypatch.setenv("AFR_CONFIG", str(config))
+    assert afr(*db, "index", "--similarity").exit_code == 0
+    sim = json.loads(afr(*db, "info", "--json").stdout)["similarity"]
+    assert re.fullmatch(r"lsh \(8 tables × \d+ bits, seed 0\)", sim["knn"]), sim["knn"]
+    monkeypatch.delenv("AFR_CONFIG")
     monkeypatch.setenv("AFR_LLM_BASE_URL", "http://localhost:9/v1")
     monkeypatch.setenv("AFR_LLM_MODEL", "m")
     monkeypatch.setenv("AFR_LLM_API_KEY", "secret-key")

@@ -47,6 +47,7 @@ from afr.vectors.memory import SearchMatrix, version_key
 
 SUMMARY = "any"  # node_sim_meta's row for the whole graph (OR of the signals)
 VECTORS_META_KEY = "skb_similarity_vectors"  # the doc-vector version the graph was built on
+KNN_META_KEY = "skb_similarity_knn"  # how its candidates were found (KnnChoice.describe)
 NAME_BATCH = 256
 # A type pair needs this many candidate pairs for a threshold of its own (else: the
 # signal's threshold over all its candidates).
@@ -60,6 +61,14 @@ class KnnChoice:
 
     method: str = "exact"
     lsh: LshParams = field(default_factory=LshParams)
+
+    def describe(self, rows: int, k: int) -> str:
+        """``exact``, or the LSH parameters used for ``rows`` vectors and ``k``
+        neighbours (its bits chosen from the size unless set): what a graph records."""
+        if self.method != "lsh":
+            return "exact"
+        lsh = self.lsh.for_size(rows, k)
+        return f"lsh ({lsh.tables} tables × {lsh.bits} bits, seed {lsh.seed})"
 
 
 @dataclass
@@ -104,7 +113,7 @@ class SimilarityReport:
     types: list[str] = field(default_factory=list)  # eligible types
     nodes: int = 0  # eligible nodes
     k_cand: int = 0
-    knn: str = "exact"  # how the candidates were found: exact or lsh
+    knn: str = "exact"  # how the candidates were found: KnnChoice.describe
     percentile: float = 0.0
     thresholds: list[TypePairThreshold] = field(default_factory=list)
     pairs: int = 0  # distinct node pairs linked (any signal)
@@ -327,10 +336,12 @@ def build_similarity_graph(store: Store, embedder: Embedder, *, k_cand: int = 50
     store.require_skb()
     store.require_initialised()  # an older store gets the node_sim tables first
     knn = knn or KnnChoice()
-    report = SimilarityReport(k_cand=k_cand, knn=knn.method, percentile=percentile)
+    report = SimilarityReport(k_cand=k_cand, percentile=percentile)
     report.types = eligible_types(store, min_text_chars=min_text_chars, types=types)
     signals = [doc_signal(store, report.types),
                name_signal(store, embedder, report.types, progress=progress)]
+    # LSH chooses its bits from a signal's size: one description per distinct choice
+    report.knn = "; ".join(dict.fromkeys(knn.describe(len(s.ids), k_cand) for s in signals))
     columns = _kept_pairs(store, signals, k_cand, knn, chunk_mb, percentile, report,
                           progress)
     src, dst = columns["src"], columns["dst"]
@@ -348,6 +359,7 @@ def build_similarity_graph(store: Store, embedder: Embedder, *, k_cand: int = 50
         store.write_rows("node_sim", columns)
         store.run("similarity/insert_meta.sql", meta)
         store.set_meta_value(VECTORS_META_KEY, doc_version)
+        store.set_meta_value(KNN_META_KEY, report.knn)
 
     store.run_in_transaction(write, retries=0)
     store.forget_facts()
@@ -428,6 +440,7 @@ class SimilarityState:
     embedder: str
     built_at: Any
     stale: bool  # the doc vectors changed since: 'afr index --similarity' again
+    knn: str  # how the candidates were found; "not recorded" for graphs built before
 
 
 def similarity_state(store: Store) -> SimilarityState | None:
@@ -438,4 +451,5 @@ def similarity_state(store: Store) -> SimilarityState | None:
     r = rows[0]
     return SimilarityState(int(r.n_nodes or 0), int(r.n_kept or 0), float(r.deg_mean or 0),
                            int(r.k_cand), float(r.percentile), str(r.embedder), r.built_at,
-                           graph_is_stale(store))
+                           graph_is_stale(store),
+                           store.meta_fact(KNN_META_KEY) or "not recorded")
