@@ -103,6 +103,29 @@ def test_the_offline_cypher_is_trusted_as_far_as_its_relation(store: Store,
         untyped.entities[0].confidence * RELATION_TRUST["any"])
 
 
+def test_an_ordinary_phrase_by_any_relation_earns_the_graph_no_say(
+        store: Store, tmp_path: Path) -> None:
+    """A phrase the question writes as ordinary words, joined to an untyped answer by any
+    relation, is BM25's evidence already: the Cypher keeps it, the ranking does not trust
+    it, so af's list is the hybrid list. Written as a name, the same node counts."""
+    make(store, tmp_path)
+    schema, catalog = store.skb_schema(), AttributeCatalog.from_store(store)
+    ordinary = formalize(store, "What is similar to the puff adder?", schema, catalog)
+    assert ordinary.target_type is None and "{name: \"puff adder\"}" in ordinary.cypher
+    assert ordinary.entities[0].ordinary and ordinary.confidence == 0.0
+    assert any("ordinary phrase" in n for n in ordinary.notes)
+    named = formalize(store, "What is similar to the Puff Adder?", schema, catalog)
+    assert not named.entities[0].ordinary
+    assert named.confidence == pytest.approx(
+        named.entities[0].confidence * RELATION_TRUST["any"])
+    pipeline = Pipeline(store, settings_of(llm__offline=True, rerank__method="none"))
+    af = pipeline.ask("What is similar to the puff adder?")
+    hybrid = Pipeline(store, settings_of(llm__offline=True, rerank__method="none",
+                                         ask__method="hybrid")).ask(
+        "What is similar to the puff adder?")
+    assert af.answers and [a.node_id for a in af.answers] == [a.node_id for a in hybrid.answers]
+
+
 def test_the_dense_weight_and_where_it_comes_from(store: Store, tmp_path: Path) -> None:
     make(store, tmp_path)
     hashing = HashingEmbedder(32)

@@ -35,6 +35,9 @@ class LinkedEntity:
     mention: str
     span: tuple[int, int]
     confidence: float = 1.0  # how sure the link is (see _link_confidence)
+    # an ordinary phrase: neither written as a name nor typed by the question ("sponge
+    # cake" against "the Alps", "the calendar module")
+    ordinary: bool = False
 
 
 _LINK_CHARS = 20_000
@@ -88,9 +91,14 @@ def _link_confidence(question: str, span: tuple[int, int],
     score = 0.4 if len(content) >= 2 else 0.2
     score += 0.3 if _written_as_name(question, span) else 0.0
     score += 0.15 if len({h[0] for h in hits}) == 1 else 0.0
-    typed = _hit_score(question, span, hits[0][2], hits[0][1], type_words) >= 2
-    score += 0.3 if typed else 0.0
+    score += 0.3 if _typed(question, span, hits, type_words) else 0.0
     return min(score, 1.0)
+
+
+def _typed(question: str, span: tuple[int, int], hits: list[tuple[int, str, str]],
+           type_words: dict[str, str]) -> bool:
+    """A type word next to the mention names its node's type ("the calendar module")."""
+    return _hit_score(question, span, hits[0][2], hits[0][1], type_words) >= 2
 
 
 def _written_as_name(question: str, span: tuple[int, int]) -> bool:
@@ -138,8 +146,10 @@ def link_entities(store: Store, question: str, exclude_words: set[str],
         confidence = _link_confidence(question, (start, end), hits, type_words or {})
         if confidence < MIN_LINK_CONFIDENCE:
             continue  # an ordinary word that happens to name a node: no evidence
+        ordinary = not (_written_as_name(question, (start, end))
+                        or _typed(question, (start, end), hits, type_words or {}))
         found.append(LinkedEntity(node_id, node_type, name, mention, (start, end),
-                                  confidence))
+                                  confidence, ordinary))
         if len(found) >= MAX_ENTITIES:
             break
     return sorted(found, key=lambda e: e.span[0])

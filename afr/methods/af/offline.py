@@ -152,7 +152,7 @@ def formalize(store: Store, question: str, schema: SkbSchema,
             joined, relation = _join_to_target(schema, target_type, target, ent, const, i,
                                                qwords, notes)
             patterns += joined
-            support.append(ent.confidence * relation)
+            support.append(_support(ent, relation, notes))
     conditions = _conditions(question, target_type, catalog)
     if not patterns:
         patterns = [target]
@@ -163,6 +163,19 @@ def formalize(store: Store, question: str, schema: SkbSchema,
     cypher += "\nRETURN y"
     confidence = sum(support) / len(support) if support else 0.0
     return OfflineFormalization(target_type, cypher, entities, notes, confidence)
+
+
+def _support(ent: LinkedEntity, relation: float, notes: list[str]) -> float:
+    """How far the pattern of ``ent`` joined by a relation trusted ``relation`` is trusted.
+    An ordinary phrase joined by any relation earns the graph no say: its words are the
+    question's, which BM25 already weighs, and the nodes around a phrase that merely
+    occurs in the question are no evidence (WordNet dev: "sponge cake" put its subtypes
+    above BM25's right "trifle"). A name, or a relation, is what the words cannot find."""
+    if ent.ordinary and relation <= RELATION_TRUST["any"]:
+        notes.append(f"{ent.mention!r} is an ordinary phrase joined by any relation: "
+                     "no evidence beyond BM25's")
+        return 0.0
+    return ent.confidence * relation
 
 
 def _qualifiers(store: Store, entities: list[LinkedEntity]) -> dict[int, tuple[int, str, bool]]:
