@@ -42,9 +42,12 @@ def init(ctx: Context, print_sql: bool, dim: int | None) -> None:
 
 @click.command()
 @click.argument("source")
-@click.option("--format", "fmt", type=click.Choice(["auto", "skb", "stark"]), default="auto",
-              show_default=True, help="skb: an SKB directory (skb.json, nodes.jsonl, edges.csv); "
-              "stark: STaRK's processed files (node_info.pkl, edge_index.pt …).")
+@click.option("--format", "fmt", type=click.Choice(["auto", "skb", "parquet", "stark"]),
+              default="auto", show_default=True,
+              help="skb: an SKB directory (skb.json, nodes.jsonl, edges.csv — or the two "
+              "tables as Parquet); parquet: one whose tables are Parquet (nodes.parquet, "
+              "edges.parquet: files or folders of part files); stark: STaRK's processed "
+              "files (node_info.pkl, edge_index.pt …).")
 @click.option("--dataset", type=click.Choice(["prime", "mag", "amazon"]),
               help="STaRK dataset (default: detected from the node types).")
 @click.option("--replace", is_flag=True,
@@ -54,16 +57,19 @@ def init(ctx: Context, print_sql: bool, dim: int | None) -> None:
 def load(ctx: Context, source: str, fmt: str, dataset: str | None, replace: bool) -> None:
     """Load an SKB into the store, checking everything first.
 
-    SOURCE is an SKB directory (skb.json, nodes.jsonl[.gz], edges.csv[.gz]), a STaRK
-    processed dataset directory, or `demo`: the bundled demo SKB. A broken line, an unknown type or an edge to a missing
-    node stops the load with the file, line and first examples, and the store stays as
-    it was. Loading into a store that already holds an SKB needs --replace.
+    SOURCE is an SKB directory (skb.json, nodes.jsonl[.gz], edges.csv[.gz]; or
+    nodes.parquet and edges.parquet with the same columns), a STaRK processed dataset
+    directory, or `demo`: the bundled demo SKB. A broken line, an unknown type or an edge
+    to a missing node stops the load with the file, line (or row) and first examples, and
+    the store stays as it was. Loading into a store that already holds an SKB needs
+    --replace.
 
     \b
     Examples:
       afr load ./my-skb
       afr --db postgresql://me@localhost/kb load ./my-skb --replace
       afr load ~/stark/prime/processed --format stark
+      afr --db spark://local[2]/kb load ./tables --format parquet
       afr --db postgresql://me@localhost/kb load demo
     """
     from afr.load import load_into

@@ -15,7 +15,7 @@ from afr.errors import LoadError
 from afr.load.skb_json import read_skb_json
 from afr.load.stage import (
     StageResult,
-    find_file,
+    find_table,
     stage_attribute_catalog,
     stage_edges,
     stage_nodes,
@@ -45,22 +45,24 @@ class LoadReport:
 
 
 def load_skb_dir(
-    store: Store, directory: str | Path, *, replace: bool = False, progress: bool | None = None
+    store: Store, directory: str | Path, *, replace: bool = False, progress: bool | None = None,
+    parquet: bool | None = None,
 ) -> LoadReport:
-    """Load an SKB directory (docs/skb-format.md) into ``store``; on any error nothing changes."""
+    """Load an SKB directory (docs/skb-format.md) into ``store``; on any error nothing
+    changes. Its nodes and edges are JSON lines and CSV, or Parquet (``parquet``: True
+    insists on Parquet, False on the text files, None takes what is there)."""
     directory = Path(directory)
     if not directory.is_dir():
         raise LoadError(f"{directory}: not a directory (expected an SKB directory with skb.json)")
     schema = read_skb_json(directory / "skb.json")
-    nodes_path = find_file(directory, "nodes.jsonl")
-    edges_path = find_file(directory, "edges.csv")
-    assert nodes_path is not None and edges_path is not None
+    nodes_path = find_table(directory, "nodes.jsonl", parquet)
+    edges_path = find_table(directory, "edges.csv", parquet)
 
     def stage(con: duckdb.DuckDBPyConnection, phases: Phases) -> StageResult:
         phases.next("reading and checking nodes")
         result = stage_nodes(con, nodes_path, schema)
         phases.next("reading and checking edges")
-        stage_edges(con, edges_path, schema, result)
+        stage_edges(con, edges_path, schema, result, nodes_file=nodes_path.name)
         return result
 
     return load_staged(store, schema, stage, replace=replace, source=str(directory),

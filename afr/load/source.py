@@ -13,7 +13,9 @@ from afr.resources import demo_skb_dir
 from afr.settings import StoreSettings
 from afr.store import is_store_url, open_store, resolve_db
 
-Format = Literal["auto", "skb", "stark"]
+# skb: an SKB directory (its tables JSON lines and CSV, or Parquet); parquet: one whose
+# tables are Parquet; stark: STaRK's processed files
+Format = Literal["auto", "skb", "parquet", "stark"]
 #: The source name of the bundled demo SKB (``afr load demo``), unless a path is called so.
 DEMO = "demo"
 
@@ -57,7 +59,8 @@ def load_into(settings: StoreSettings, source: str | Path, *, fmt: Format = "aut
             report = load_stark(store, source, dataset=dataset, replace=replace,
                                 progress=progress)
         else:
-            report = load_skb_dir(store, source, replace=replace, progress=progress)
+            report = load_skb_dir(store, source, replace=replace, progress=progress,
+                                  parquet=True if kind == "parquet" else None)
         loaded = True
         return report
     finally:

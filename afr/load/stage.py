@@ -39,6 +39,47 @@ def find_file(directory: Path, stem: str, required: bool = True) -> Path | None:
     return None
 
 
+def find_table(directory: Path, text_file: str, parquet: bool | None) -> Path:
+    """One table of an SKB directory: ``text_file`` (``nodes.jsonl``, ``edges.csv``; or
+    gzipped), or Parquet of the same name (``nodes.parquet``: a file, or a folder of part
+    files). ``parquet``: True insists on Parquet, False on the text file, None takes the
+    text file where both are there."""
+    table = directory / (text_file.split(".")[0] + ".parquet")
+    text = None if parquet else find_file(directory, text_file, required=False)
+    if text is not None:
+        return text
+    if parquet is not False and table.exists():
+        return table
+    wanted = {True: table.name, False: f"{text_file} (or {text_file}.gz)"}.get(
+        parquet, f"{text_file} (or {text_file}.gz, or {table.name})")
+    raise LoadError(f"{directory}: missing {wanted}")
+
+
+def is_parquet(path: Path) -> bool:
+    return path.suffix == ".parquet"
+
+
+def _parquet_source(path: Path) -> str:
+    """What DuckDB's read_parquet reads: the file, or every part file under the folder."""
+    return str(path / "**" / "*.parquet") if path.is_dir() else str(path)
+
+
+def _parquet_columns(con: duckdb.DuckDBPyConnection, path: Path,
+                     required: tuple[str, ...]) -> dict[str, str]:
+    """The Parquet table's columns and their types; a missing ``required`` one stops."""
+    try:
+        cur = con.execute("SELECT * FROM read_parquet($path) LIMIT 0",
+                          {"path": _parquet_source(path)})
+    except duckdb.Error as exc:
+        raise _duck_error(path, exc) from None
+    columns = {str(d[0]): str(d[1]) for d in cur.description or []}
+    missing = [c for c in required if c not in columns]
+    if missing:
+        raise LoadError(f"{path.name}: no column {', '.join(map(repr, missing))} (its "
+                        f"columns: {', '.join(columns) or 'none'})")
+    return columns
+
+
 def _run(con: duckdb.DuckDBPyConnection, template: str, params: dict | None = None, **ctx) -> list:
     rows: list = []
     for stmt in duckdb_sql(template, **ctx):
@@ -136,19 +177,16 @@ def _oversized_record(path: Path, limit: int) -> LoadError | None:
 
 
 def stage_nodes(con: duckdb.DuckDBPyConnection, path: Path, schema: SkbSchema) -> StageResult:
+    """Read ``path`` (nodes.jsonl or nodes.parquet) into ``stg_nodes``, checked."""
     result = StageResult()
     try:
-        try:
-            _run(con, "load/stage_nodes.sql", {"path": str(path),
-                                                "max_bytes": MAX_RECORD_BYTES})
-        except duckdb.Error as exc:
-            if "maximum_object_size" in str(exc):
-                raise _oversized_record(path, MAX_RECORD_BYTES) or _duck_error(path, exc) \
-                    from None
-            raise
+        _read_nodes(con, path)
         problems = _run(con, "load/check_nodes.sql", {"node_types": list(schema.node_types),
                                                        "max_bytes": MAX_RECORD_BYTES})
-        _report(path, _with_json_messages(path, problems), "record")
+        if is_parquet(path):
+            _report(path, problems, "row")
+        else:
+            _report(path, _with_json_messages(path, problems), "record")
         result.int_ids = bool(_run(con, "load/int_ids.sql")[0][0])
         _run(con, "load/typed_nodes.sql", int_ids=result.int_ids)
         result.nodes, result.aliases = _run(con, "load/count_nodes.sql")[0]
@@ -157,6 +195,23 @@ def stage_nodes(con: duckdb.DuckDBPyConnection, path: Path, schema: SkbSchema) -
     if result.nodes == 0:
         raise LoadError(f"{path.name}: no nodes")
     return result
+
+
+def _read_nodes(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """``stg_raw_nodes``: one JSON record per node, from JSON lines or Parquet rows."""
+    if is_parquet(path):
+        columns = _parquet_columns(con, path, ("id", "type"))
+        attrs = columns.get("attrs")
+        _run(con, "load/read_nodes_parquet.sql", {"path": _parquet_source(path)},
+             attrs=None if attrs is None else "text" if attrs == "VARCHAR" else "nested")
+        return
+    try:
+        _run(con, "load/read_nodes.sql", {"path": str(path), "max_bytes": MAX_RECORD_BYTES})
+    except duckdb.Error as exc:
+        if "maximum_object_size" in str(exc):
+            raise _oversized_record(path, MAX_RECORD_BYTES) or _duck_error(path, exc) \
+                from None
+        raise
 
 
 def check_edges_header(path: Path) -> None:
@@ -171,9 +226,15 @@ def check_edges_header(path: Path) -> None:
 
 
 def stage_edges(
-    con: duckdb.DuckDBPyConnection, path: Path, schema: SkbSchema, result: StageResult
+    con: duckdb.DuckDBPyConnection, path: Path, schema: SkbSchema, result: StageResult,
+    nodes_file: str = "nodes.jsonl",
 ) -> None:
-    check_edges_header(path)
+    """Read ``path`` (edges.csv or edges.parquet) into ``stg_edges``, checked against the
+    nodes staged from ``nodes_file`` (named in the errors)."""
+    if is_parquet(path):
+        _parquet_columns(con, path, ("src", "type", "dst"))
+    else:
+        check_edges_header(path)
     # Edges may name their type by key or by prompt label (docs/skb-format.md).
     names, types = [], []
     for t in schema.edge_types.values():
@@ -183,9 +244,14 @@ def stage_edges(
             names.append(t.label)
             types.append(t.type)
     try:
-        _run(con, "load/stage_edges.sql", {"path": str(path), "names": names, "types": types})
+        if is_parquet(path):
+            _run(con, "load/read_edges_parquet.sql", {"path": _parquet_source(path)})
+        else:
+            _run(con, "load/read_edges.sql", {"path": str(path)})
+        _run(con, "load/stage_edges.sql", {"names": names, "types": types})
         if _run(con, "load/check_edges_fast.sql")[0][0]:
-            _report(path, _run(con, "load/check_edges.sql"), "line")
+            _report(path, _run(con, "load/check_edges.sql", {"nodes_file": nodes_file}),
+                    "row" if is_parquet(path) else "line")
         result.edges = _run(con, "load/count_edges.sql")[0][0]
         decl = list(schema.edge_types.values())
         params = {

@@ -2,10 +2,10 @@ WITH checks AS (
     SELECT 'unknown edge type' AS problem, line, coalesce(type_written, '(empty)') AS detail
     FROM stg_edges WHERE type IS NULL
     UNION ALL
-    SELECT 'source node not in nodes.jsonl', line, coalesce(src_ext, '(empty)')
+    SELECT 'source node not in ' || $nodes_file, line, coalesce(src_ext, '(empty)')
     FROM stg_edges WHERE src IS NULL
     UNION ALL
-    SELECT 'target node not in nodes.jsonl', line, coalesce(dst_ext, '(empty)')
+    SELECT 'target node not in ' || $nodes_file, line, coalesce(dst_ext, '(empty)')
     FROM stg_edges WHERE dst IS NULL
     UNION ALL
     SELECT 'duplicate edge', e.line, s.ext_id || ' -' || e.type_written || '-> ' || d.ext_id

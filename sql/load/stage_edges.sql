@@ -1,11 +1,7 @@
--- edges.csv(.gz): src,type,dst. Line numbers count the header as line 1.
+-- The edges read into stg_raw_edges (load/read_edges.sql, load/read_edges_parquet.sql),
+-- their ends and types resolved. An edge may name its type by key or by prompt label.
 CREATE OR REPLACE TEMP TABLE stg_edge_names AS
 SELECT unnest(CAST($names AS VARCHAR[])) AS name, unnest(CAST($types AS VARCHAR[])) AS type;
-CREATE OR REPLACE TEMP TABLE stg_raw_edges AS
-SELECT ordinality + 1 AS line, src, type, dst
-FROM read_csv($path, header = true, auto_detect = false, delim = ',', quote = '"', escape = '"',
-              columns = {'src': 'VARCHAR', 'type': 'VARCHAR', 'dst': 'VARCHAR'})
-WITH ORDINALITY;
 -- Narrow: what was written is kept only where it says more than the ids do (an unknown
 -- node or type, a type written by its label), for the error details; load/check_edges.sql
 -- finds the rest from the ids. Endpoint types are joined in when they are checked.
