@@ -68,11 +68,10 @@ def _parquet_columns(con: duckdb.DuckDBPyConnection, path: Path,
                      required: tuple[str, ...]) -> dict[str, str]:
     """The Parquet table's columns and their types; a missing ``required`` one stops."""
     try:
-        cur = con.execute("SELECT * FROM read_parquet($path) LIMIT 0",
-                          {"path": _parquet_source(path)})
+        rows = _run(con, "load/parquet_columns.sql", {"path": _parquet_source(path)})
     except duckdb.Error as exc:
         raise _duck_error(path, exc) from None
-    columns = {str(d[0]): str(d[1]) for d in cur.description or []}
+    columns = {str(r[0]): str(r[1]) for r in rows}
     missing = [c for c in required if c not in columns]
     if missing:
         raise LoadError(f"{path.name}: no column {', '.join(map(repr, missing))} (its "
