@@ -214,3 +214,12 @@ def test_cli_embeds_with_it_and_refuses_an_unknown_folder(model_dir: Path,
     assert {(e["variant"], e["model"], e["dim"]) for e in info["embeddings"]} == {
         ("doc", f"onnx:{model_dir.resolve()}", DIM),
         ("doc_rel", f"onnx:{model_dir.resolve()}", DIM)}
+
+
+def test_the_session_runs_on_the_machines_cores_without_spinning(model_dir: Path) -> None:
+    from afr.embed.onnx_embed import machine_cores
+
+    options = make_embedder(f"onnx:{model_dir}")._session.get_session_options()
+    assert options.intra_op_num_threads == machine_cores()
+    # idle threads sleep: spinning ones burnt half the CPU on a shared machine
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
