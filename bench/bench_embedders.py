@@ -8,6 +8,10 @@ its `embed` calls. Prints the median wall-clock rate over the repeats and the ra
 CPU-second of the process (other jobs on a shared machine slow the first, not the second).
 
     python bench/bench_embedders.py speed STORE SPEC [SPEC …] [--sample 2000] [--repeat 3]
+        [--unsorted]
+
+``--unsorted`` adds a row per ``onnx:`` spec with its length-sorted batching off (each
+batch padded to its longest text as the texts come), to show what sorting saves.
 
 **quality** — one `afr eval` per (store, question file, replay column), no reranker, no LLM;
 each store holds the vectors of one embedder (`afr embed --model SPEC`). Prints hit@1/5/20,
@@ -51,11 +55,13 @@ def sample_documents(db: str, sample: int, seed: int) -> dict[str, list[str]]:
         store.close()
 
 
-def time_embedder(spec: str, texts: list[str]) -> tuple[float, float]:
+def time_embedder(spec: str, texts: list[str], sort: bool = True) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one fresh embedder embedding ``texts`` in batches."""
     from afr.embed import make_embedder
 
     embedder = make_embedder(spec)
+    if not sort:
+        embedder.sort_by_length = False  # type: ignore[attr-defined]
     embedder.embed(["warm-up"])  # loads lazy parts; the word memo keeps one word
     wall, cpu = time.perf_counter(), time.process_time()
     for start in range(0, len(texts), BATCH):
@@ -67,13 +73,17 @@ def speed(args: argparse.Namespace) -> None:
     docs = sample_documents(args.store, args.sample, args.seed)
     print("| embedder | variant | nodes | median s | nodes/s (wall) | nodes per CPU-s |")
     print("|---|---|---:|---:|---:|---:|")
-    for spec in args.specs:
+    rows = [(spec, True) for spec in args.specs]
+    if args.unsorted:
+        rows += [(spec, False) for spec in args.specs if spec.startswith("onnx:")]
+    for spec, sort in rows:
         for variant in VARIANTS:
-            runs = [time_embedder(spec, docs[variant]) for _ in range(args.repeat)]
+            runs = [time_embedder(spec, docs[variant], sort) for _ in range(args.repeat)]
             wall = statistics.median(w for w, _ in runs)
             cpu = statistics.median(c for _, c in runs)
             n = len(docs[variant])
-            print(f"| {spec} | {variant} | {n:,} | {wall:.1f} | {n / wall:,.0f} | "
+            label = spec if sort else f"{spec} (unsorted)"
+            print(f"| {label} | {variant} | {n:,} | {wall:.1f} | {n / wall:,.0f} | "
                   f"{n / cpu:,.0f} |", flush=True)
 
 
@@ -111,6 +121,8 @@ def main() -> None:
     fast.add_argument("--sample", type=int, default=2000)
     fast.add_argument("--repeat", type=int, default=3)
     fast.add_argument("--seed", type=int, default=27)
+    fast.add_argument("--unsorted", action="store_true",
+                      help="also time onnx: specs without length-sorted batches")
     good = commands.add_parser("quality")
     good.add_argument("stores", nargs="+", metavar="LABEL=STORE")
     good.add_argument("--questions", nargs="+", required=True)

@@ -92,9 +92,11 @@ def load(ctx: Context, source: str, fmt: str, dataset: str | None, replace: bool
               help="Embedder: 'hash' (built-in, offline; 'hash:512' for another size), "
                    "'openai:MODEL' (any OpenAI-compatible /embeddings; URL and key from "
                    "$AFR_EMBED_BASE_URL / $AFR_EMBED_API_KEY or the LLM settings), "
-                   "'st:NAME_OR_PATH' (sentence-transformers, `pip install afr[st]`), or "
+                   "'st:NAME_OR_PATH' (sentence-transformers, `pip install afr[st]`), "
                    "'m2v:PATH' (a static model distilled by `python -m afr.embed.distill`: "
-                   "fast, offline; `pip install afr[fast]`). "
+                   "fast, offline; `pip install afr[fast]`), or 'onnx:DIR' (a "
+                   "transformer run by ONNX Runtime, exported by `python -m "
+                   "afr.embed.onnx_export`, int8 if asked; `pip install afr[onnx]`). "
                    "Default: the store's recorded embedder, else 'hash'.")
 @click.option("--variant", "variants", multiple=True, type=click.Choice(["doc", "doc_rel"]),
               help="Document variant(s) to embed (default: both).")

@@ -1,5 +1,5 @@
-"""Embedder specs: ``hash[:DIM]``, ``openai:MODEL``, ``st:NAME_OR_PATH``, ``m2v:PATH`` → an
-embedder, and
+"""Embedder specs: ``hash[:DIM]``, ``openai:MODEL``, ``st:NAME_OR_PATH``, ``m2v:PATH``,
+``onnx:DIR`` → an embedder, and
 the spec that recreates the embedder a store's vectors were made with."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from afr.store.base import Store
 
 Endpoint = tuple[str | None, str | None]  # (base URL, API key)
 
-SPEC_HELP = "'hash' or 'hash:DIM', 'openai:MODEL', 'st:NAME_OR_PATH', 'm2v:PATH'"
+SPEC_HELP = "'hash' or 'hash:DIM', 'openai:MODEL', 'st:NAME_OR_PATH', 'm2v:PATH', 'onnx:DIR'"
 
 
 def make_embedder(spec: str, endpoint: Endpoint | None = None, **kw: Any) -> Embedder:
@@ -40,6 +40,10 @@ def make_embedder(spec: str, endpoint: Endpoint | None = None, **kw: Any) -> Emb
         from afr.embed.static_embed import StaticEmbedder
 
         return StaticEmbedder(arg)
+    if kind == "onnx" and arg:
+        from afr.embed.onnx_embed import OnnxEmbedder
+
+        return OnnxEmbedder(arg)
     raise EmbeddingError(f"unknown embedder {spec!r}: use {SPEC_HELP}")
 
 
@@ -47,7 +51,7 @@ def spec_from_model_id(model_id: str, dim: int) -> str:
     """The `--model` spec that recreates the embedder recorded as ``model_id``."""
     if model_id.startswith("hash"):
         return f"hash:{dim}"
-    return model_id  # "openai:…", "st:…", "m2v:…" are specs already
+    return model_id  # "openai:…", "st:…", "m2v:…", "onnx:…" are specs already
 
 
 def spec_for_store(store: Store) -> str | None:

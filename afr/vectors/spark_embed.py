@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 # Nodes per Spark job (and per commit): a job costs about a second to schedule, so a
 # chunk holds many embedding batches; what a failure loses is at most one chunk.
 SPARK_CHUNK = 16384
-_EXECUTOR_KINDS = ("hash", "st", "m2v")
+_EXECUTOR_KINDS = ("hash", "st", "m2v", "onnx")
 
 
 def executor_spec(embedder: Embedder) -> str | None:
