@@ -15,7 +15,8 @@ mag --nodes 30000 --edges 150000``) it measures, in one run:
 
     python bench/bench_spark_knn.py SKB_DIR [--k 50] [--sample 1000] [--tables 8]
                                     [--bits 12] [--master local[2]] [--skip-build]
-                                    [--knn-only] [--all-types] [--sweep]
+                                    [--knn-only [--model SPEC]] [--all-types] [--sweep]
+                                    [--no-exact]
 
 ``--knn-only --all-types``: only step 2, over every node's vector (not only the eligible
 types'), the SKB embedded into DuckDB alone.
@@ -28,7 +29,9 @@ tables with every figure are in docs/stores.md, "Figures: the heavy steps at MAG
 size"): embedding 2,432 nodes/s on DuckDB, 190 on Spark's driver, 359 by its executors;
 kNN of 11,100 eligible nodes exact 7.4 s here, 14.2 s as Spark jobs (recall 1.0); LSH
 8 x 12 bits 0.196 recall (which set the size-chosen bits); all 30,000 nodes, LSH 8 x 7
-bits (the default there) recall@50 0.607 in 49.7 s.
+bits (the default there) recall@50 0.607 in 49.7 s. At 200,000 nodes (``--knn-only
+--all-types --no-exact --model m2v:DIR``, load 5–9): LSH 8 x 10 bits recall@50 0.451, 728 s
+as Spark jobs, 241 s on one machine.
 """
 
 from __future__ import annotations
@@ -87,7 +90,7 @@ def bench_embedding(skb: Path, work: Path, master: str) -> dict:
 
 
 def bench_knn(duck, spark, k: int, sample: int, params: LshParams, *,
-              all_types: bool = False, sweep: bool = False) -> None:
+              all_types: bool = False, sweep: bool = False, exact: bool = True) -> None:
     from afr.vectors import spark_knn
 
     types = sorted(duck.skb_schema().node_types) if all_types else \
@@ -108,7 +111,7 @@ def bench_knn(duck, spark, k: int, sample: int, params: LshParams, *,
              lambda: spark_knn.lsh_neighbours(session, vectors, k, params)),
             (f"LSH {params.tables}x{params.bits} bits, one machine",
              lambda: local_knn.lsh_neighbours(vectors, k, params))]
-    for label, work in runs:
+    for label, work in runs if exact else runs[2:]:
         found, _ = _timed(label, work, len(vectors))
         recall = local_knn.recall_at_k(vectors, found, k, sample=sample)
         print(f"{'':<44} recall@{k} {recall:.3f}")
@@ -154,6 +157,12 @@ def main() -> None:
                         help="Only the kNN: the SKB loaded and embedded into DuckDB alone.")
     parser.add_argument("--all-types", action="store_true",
                         help="The kNN over every node, not only the eligible types.")
+    parser.add_argument("--model", default="hash",
+                        help="--knn-only: the embedder of the vectors (an --model spec; "
+                             "hash vectors are near-random directions, LSH's hardest case).")
+    parser.add_argument("--no-exact", action="store_true",
+                        help="Only LSH (with its recall on the sample): the exact kNN is "
+                             "quadratic, out of reach at MAG's size.")
     parser.add_argument("--sweep", action="store_true",
                         help="Also LSH here with --tables and twice as many, bits around the chosen.")
     args = parser.parse_args()
@@ -162,13 +171,15 @@ def main() -> None:
         if args.knn_only:
             duck = open_store(Path(tmp) / "bench.duckdb")
             load_skb_dir(duck, args.skb, progress=False)
-            embed_store(duck, make_embedder("hash"), variants=["doc"], progress=False)
+            embedder = make_embedder(args.model)
+            _timed(f"embed doc: DuckDB, {args.model}", lambda: embed_store(
+                duck, embedder, variants=["doc"], progress=False))
             spark = _spark_store(Path(tmp) / "spark", args.master, "knn")
         else:
             stores = bench_embedding(args.skb, Path(tmp), args.master)
             duck, spark = stores["duckdb"], stores["spark-executors"]
         bench_knn(duck, spark, args.k, args.sample, params, all_types=args.all_types,
-                  sweep=args.sweep)
+                  sweep=args.sweep, exact=not args.no_exact)
         if not (args.skip_build or args.knn_only):
             bench_build(duck, spark, args.k, params)
         duck.close()
