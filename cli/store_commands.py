@@ -69,7 +69,7 @@ def load(ctx: Context, source: str, fmt: str, dataset: str | None, replace: bool
       afr load ./my-skb
       afr --db postgresql://me@localhost/kb load ./my-skb --replace
       afr load ~/stark/prime/processed --format stark
-      afr --db spark://local[2]/kb load ./tables --format parquet
+      afr load ./my-tables --format parquet
       afr --db postgresql://me@localhost/kb load demo
     """
     from afr.load import load_into

@@ -11,40 +11,11 @@ import duckdb
 import pytest
 from afr.cli.main import cli
 from click.testing import CliRunner
-from skbutil import toy_skb
+from skbutil import NODES, NODES_TEXT, parquet_skb, toy_skb
 
 from afr.errors import LoadError
 from afr.load import load_skb_dir
 from afr.store import Store, open_store
-
-NODES = "SELECT id, type, name, text, attrs, aliases FROM read_json_auto($src)"
-# attrs as JSON text, as a table written by another tool may hold it
-NODES_TEXT = ("SELECT id, type, name, text, CAST(to_json(attrs) AS VARCHAR) AS attrs, aliases "
-              "FROM read_json_auto($src)")
-EDGES = "SELECT * FROM read_csv($src, header = true, all_varchar = true)"
-
-
-def parquet_skb(text_skb: Path, out: Path, *, nodes: str = NODES,
-                edge_parts: int = 1) -> Path:
-    """The SKB directory ``text_skb`` with its tables written as Parquet (attrs a struct
-    unless ``nodes`` says otherwise; edges as ``edge_parts`` part files in a folder when
-    more than one)."""
-    out.mkdir(parents=True)
-    shutil.copy(text_skb / "skb.json", out / "skb.json")
-    con = duckdb.connect()
-    con.execute(f"COPY ({nodes}) TO '{out / 'nodes.parquet'}' (FORMAT parquet)",
-                {"src": str(text_skb / "nodes.jsonl")})
-    if edge_parts == 1:
-        con.execute(f"COPY ({EDGES}) TO '{out / 'edges.parquet'}' (FORMAT parquet)",
-                    {"src": str(text_skb / "edges.csv")})
-    else:
-        (out / "edges.parquet").mkdir()
-        for part in range(edge_parts):
-            con.execute(f"COPY (SELECT * FROM ({EDGES}) WHERE hash(src) % {edge_parts} = "
-                        f"{part}) TO '{out / 'edges.parquet' / f'part-{part}.parquet'}' "
-                        "(FORMAT parquet)", {"src": str(text_skb / "edges.csv")})
-    con.close()
-    return out
 
 
 def contents(store: Store) -> dict[str, list]:

@@ -19,7 +19,7 @@ import click
 import pytest
 from afr.cli.main import cli, hoist_store_options
 from click.testing import CliRunner
-from skbutil import toy_skb
+from skbutil import parquet_skb, toy_skb
 
 from afr.demo import ensure_demo_store
 from afr.embed import make_embedder
@@ -306,6 +306,7 @@ def test_help_and_readme_examples_run(tmp_path: Path, monkeypatch: pytest.Monkey
     SKB, "…" the README's question, IDs real eval ids); answers are not empty."""
     monkeypatch.chdir(tmp_path)
     toy_skb(tmp_path / "my-skb")
+    parquet_skb(tmp_path / "my-skb", tmp_path / "my-tables")  # the same SKB as Parquet
     (tmp_path / "bench.csv").write_text(
         (demo_skb_dir() / "questions.csv").read_text(encoding="utf-8"), encoding="utf-8")
     mine = str(tmp_path / "mine.duckdb")
