@@ -16,7 +16,8 @@ then runs, per store (``AFR_DB`` a DuckDB file, or ``spark://local[2]/prime``):
     afr eval run SKB --replay cypher --offline --reranker none --methods af,bm25 --limit N
 
 each as its own process, under the caller's ``nice``. Per step it prints one JSON line:
-wall seconds, the peak resident memory of the whole process tree (afr, and on Spark its JVM
+wall seconds, CPU seconds (user + system of the command and every process under it: a
+lower bound, sampled), the peak resident memory of the whole process tree (afr, and on Spark its JVM
 and Python workers: a grandchild, so the tree is sampled from /proc, every 0.2 s), the load
 average before and after, and for Spark the number of Spark jobs the step ran (counted in
 Spark's event log, which this script turns on through ``PYSPARK_SUBMIT_ARGS``). The eval's
@@ -42,6 +43,7 @@ from pathlib import Path
 
 AFR = [sys.executable, "-m", "afr"]
 PAGE = os.sysconf("SC_PAGE_SIZE")
+TICKS = os.sysconf("SC_CLK_TCK")
 SAMPLE_S = 0.2
 
 
@@ -50,6 +52,7 @@ class Step:
     store: str
     step: str
     wall_s: float
+    cpu_s: float
     peak_rss_mb: float
     load_before: float
     load_after: float
@@ -73,32 +76,41 @@ def _children() -> dict[int, list[int]]:
     return tree
 
 
-def tree_rss(root: int) -> int:
-    """Resident bytes of ``root`` and all its descendants now."""
-    tree, todo, total = _children(), [root], 0
+def tree_sample(root: int) -> tuple[int, dict[int, int]]:
+    """Resident bytes of ``root`` and all its descendants now, and each one's CPU clock
+    ticks so far (user + system, its own: a child's are counted as the child)."""
+    tree, todo, rss, ticks = _children(), [root], 0, {}
     while todo:
         pid = todo.pop()
         todo.extend(tree.get(pid, []))
         try:
             with open(f"/proc/{pid}/statm", encoding="ascii") as fh:
-                total += int(fh.read().split()[1]) * PAGE
-        except OSError:
+                rss += int(fh.read().split()[1]) * PAGE
+            with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:  # gone since the listing
             continue
-    return total
+        ticks[pid] = int(fields[11]) + int(fields[12])  # utime, stime
+    return rss, ticks
 
 
-def run_sampled(args: list[str], env: dict[str, str]) -> tuple[float, int, str]:
-    """Run one afr command; (wall seconds, peak tree RSS in bytes, stdout). A failure stops
-    the bench with the command's stderr."""
+def run_sampled(args: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
+    """Run one afr command; (wall seconds, CPU seconds of its process tree, peak tree RSS
+    in bytes, stdout). A failure stops the bench with the command's stderr. Both come
+    from samples every SAMPLE_S: the JVM that pyspark starts is not waited for by afr, so
+    no rusage holds its CPU; the CPU seconds are a lower bound (each process's last
+    SAMPLE_S, and processes shorter than that, are missed)."""
     start = time.perf_counter()
     proc = subprocess.Popen([*AFR, *args], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    peak = [0]
+    peak, ticks = [0], {}
     done = threading.Event()
 
     def sample() -> None:
         while not done.wait(SAMPLE_S):
-            peak[0] = max(peak[0], tree_rss(proc.pid))
+            rss, now = tree_sample(proc.pid)
+            peak[0] = max(peak[0], rss)
+            ticks.update(now)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -108,7 +120,7 @@ def run_sampled(args: list[str], env: dict[str, str]) -> tuple[float, int, str]:
     sampler.join()
     if proc.returncode:
         raise SystemExit(f"afr {' '.join(args)} failed ({proc.returncode}):\n{err[-4000:]}")
-    return wall, peak[0], out
+    return wall, sum(ticks.values()) / TICKS, peak[0], out
 
 
 def load_average() -> float:
@@ -119,7 +131,7 @@ def load_average() -> float:
 def spark_jobs(event_dir: Path) -> int:
     """Spark jobs started, counted in the event logs written to ``event_dir``."""
     jobs = 0
-    for log in event_dir.glob("*"):
+    for log in (p for p in event_dir.rglob("*") if p.is_file()):
         with open(log, encoding="utf-8", errors="replace") as fh:
             jobs += sum('"Event":"SparkListenerJobStart"' in line for line in fh)
     return jobs
@@ -133,12 +145,14 @@ def step(store: str, name: str, args: list[str], env: dict[str, str], work: Path
     if env["AFR_DB"].startswith("spark://"):
         events = work / "events" / f"{store}-{name}"
         events.mkdir(parents=True)
-        env["PYSPARK_SUBMIT_ARGS"] = (f"--conf spark.eventLog.enabled=true "
-                                      f"--conf spark.eventLog.dir=file://{events} "
-                                      "pyspark-shell")
+        env["PYSPARK_SUBMIT_ARGS"] = (  # one plain-text log: Spark 4 compresses and rolls
+            f"--conf spark.eventLog.enabled=true --conf spark.eventLog.dir=file://{events} "
+            "--conf spark.eventLog.compress=false "
+            "--conf spark.eventLog.rolling.enabled=false pyspark-shell")
     before = load_average()
-    wall, peak, _ = run_sampled(args, env)
-    row = Step(store, name, round(wall, 1), round(peak / 2**20), before, load_average(),
+    wall, cpu, peak, _ = run_sampled(args, env)
+    row = Step(store, name, round(wall, 1), round(cpu, 1), round(peak / 2**20), before,
+               load_average(),
                spark_jobs(events) if events else None,
                round(questions * 60 / wall, 2) if questions else None)
     print(json.dumps(asdict(row)), flush=True)
@@ -166,7 +180,7 @@ def synth(skb: Path, opts: argparse.Namespace, env: dict[str, str]) -> None:
         print(f"reusing {skb}", file=sys.stderr, flush=True)
         return
     print(f"afr synth {skb} …", file=sys.stderr, flush=True)
-    wall, peak, out = run_sampled(
+    wall, _, peak, out = run_sampled(
         ["synth", str(skb), "--like", opts.like, "--nodes", str(opts.nodes), "--edges",
          str(opts.edges), "--questions", str(opts.questions), "--seed", "3"], env)
     print(json.dumps({"store": "-", "step": "synth", "wall_s": round(wall, 1),
