@@ -144,7 +144,7 @@ def step(store: str, name: str, args: list[str], env: dict[str, str], work: Path
     events = None
     if env["AFR_DB"].startswith("spark://"):
         events = work / "events" / f"{store}-{name}"
-        events.mkdir(parents=True)
+        events.mkdir(parents=True, exist_ok=True)
         env["PYSPARK_SUBMIT_ARGS"] = (  # one plain-text log: Spark 4 compresses and rolls
             f"--conf spark.eventLog.enabled=true --conf spark.eventLog.dir=file://{events} "
             "--conf spark.eventLog.compress=false "
@@ -164,15 +164,21 @@ def first_question(skb: Path) -> str:
         return next(csv.DictReader(fh))["query"]
 
 
-def pipeline(store: str, env: dict[str, str], skb: Path, work: Path, n: int) -> None:
-    """The five steps of one store, each a command as a user types it."""
-    step(store, "load", ["load", str(skb)], env, work)
-    step(store, "embed", ["embed", "--model", "hash", "--no-index"], env, work)
-    step(store, "index", ["index"], env, work)
-    step(store, "ask", ["ask", first_question(skb), "--offline"], env, work)
-    step(store, "eval", ["eval", "run", str(skb), "--replay", "cypher", "--offline",
-                         "--reranker", "none", "--methods", "af,bm25", "--limit", str(n)],
-         env, work, questions=n)
+STEPS = ("load", "embed", "index", "ask", "eval")
+
+
+def pipeline(store: str, env: dict[str, str], skb: Path, work: Path, n: int,
+             steps: list[str]) -> None:
+    """The steps of one store, each a command as a user types it."""
+    commands = {
+        "load": ["load", str(skb)],
+        "embed": ["embed", "--model", "hash", "--no-index"],
+        "index": ["index"],
+        "ask": ["ask", first_question(skb), "--offline"],
+        "eval": ["eval", "run", str(skb), "--replay", "cypher", "--offline", "--reranker",
+                 "none", "--methods", "af,bm25", "--limit", str(n)]}
+    for name in steps:
+        step(store, name, commands[name], env, work, questions=n if name == "eval" else None)
 
 
 def synth(skb: Path, opts: argparse.Namespace, env: dict[str, str]) -> None:
@@ -195,6 +201,9 @@ def main() -> None:
     parser.add_argument("--like", choices=["prime", "mag", "amazon"], default="prime")
     parser.add_argument("--stores", default="duckdb,spark")
     parser.add_argument("--batch", type=int, default=16, help="store.spark_batch")
+    parser.add_argument("--steps", default=",".join(STEPS),
+                        help="the steps to run, in order (a later run with the same --work "
+                             "carries on: an interrupted embed or index resumes)")
     parser.add_argument("--work", type=Path)
     opts = parser.parse_args()
     work = opts.work or Path(tempfile.mkdtemp(prefix="afr-prime-"))
@@ -209,7 +218,8 @@ def main() -> None:
         urls = {"duckdb": str(work / f"{opts.like}.duckdb"),
                 "spark": f"spark://local[2]/{opts.like}"}
         for store in opts.stores.split(","):
-            pipeline(store, {**base, "AFR_DB": urls[store]}, skb, work, opts.questions)
+            pipeline(store, {**base, "AFR_DB": urls[store]}, skb, work, opts.questions,
+                     opts.steps.split(","))
     finally:
         if opts.work is None:
             shutil.rmtree(work, ignore_errors=True)
