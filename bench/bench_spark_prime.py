@@ -3,7 +3,8 @@ Spark ``local[2]``: wall time and peak memory per step, questions/minute of the 
 (docs/scaling.md, issue 24).
 
     python bench/bench_spark_prime.py [--nodes 130000] [--edges 8000000] [--questions 12]
-        [--like prime] [--stores duckdb,spark] [--batch 16] [--work DIR]
+        [--like prime] [--stores duckdb,spark] [--steps load,embed,index,ask,eval]
+        [--batch 16] [--work DIR]
 
 Writes a synthetic SKB (``afr synth --like prime --seed 3``, with ``--questions`` questions
 carrying gold Cypher; a ``--work`` folder that already holds ``skb/skb.json`` is reused),
@@ -15,11 +16,12 @@ then runs, per store (``AFR_DB`` a DuckDB file, or ``spark://local[2]/prime``):
     afr ask "FIRST QUESTION" --offline
     afr eval run SKB --replay cypher --offline --reranker none --methods af,bm25 --limit N
 
-each as its own process, under the caller's ``nice``. Per step it prints one JSON line:
-wall seconds, CPU seconds (user + system of the command and every process under it: a
-lower bound, sampled), the peak resident memory of the whole process tree (afr, and on Spark its JVM
-and Python workers: a grandchild, so the tree is sampled from /proc, every 0.2 s), the load
-average before and after, and for Spark the number of Spark jobs the step ran (counted in
+each as its own process, under the caller's ``nice`` (``--steps`` runs some of them:
+a later run with the same ``--work`` carries on). Per step it prints one JSON line: wall
+seconds; CPU seconds (user + system of the command and every process under it, a lower
+bound: sampled); the peak resident memory of the whole process tree (afr, and on Spark its
+JVM and Python workers: a grandchild, so the tree is sampled from /proc, every 0.2 s); the
+load average before and after; for Spark the number of Spark jobs the step ran (counted in
 Spark's event log, which this script turns on through ``PYSPARK_SUBMIT_ARGS``). The eval's
 line adds questions/minute: questions over the command's wall time (the Spark session's
 start included). Progress goes to stderr. The work folder is removed at the end unless
