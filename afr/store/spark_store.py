@@ -88,7 +88,8 @@ CONNECT_PORT = 15002  # Spark Connect's own default
 _CONNECT_TIMEOUT_S = 5.0
 # A list longer than this is bound as one JSON text that the statement parses
 # (``from_json``): pyspark binds a list as a literal array made by one py4j call per value,
-# and the 250,000 postings of a lexical batch at PRIME size took minutes that way.
+# and the ~260,000 postings of a 16,384-node lexical batch at PRIME size were still being
+# converted after 2.5 minutes.
 JSON_LIST_MIN = 1000
 _PARAM = re.compile(r"(?<![:\w]):([A-Za-z_][A-Za-z0-9_]*)")
 _QUERIES = (exp.Query, exp.Describe, exp.Show)
@@ -211,8 +212,8 @@ def _parsed(sql: str) -> exp.Expression:
 
 class SparkStore(Store):
     dialect = SPARK
-    # A 1,000-node batch of the lexical index cost ~20 jobs (70 s under load at PRIME
-    # size: 2.5 hours for 130,000 nodes); the embedder's chunk keeps it to 8 batches.
+    # A 1,000-node batch of the lexical index cost ~20 jobs (38-50 s under load at PRIME
+    # size: about 1.5 hours for 130,000 nodes); the embedder's chunk makes it 8 batches.
     document_batch = 16384
 
     def __init__(self, url: str, *, warehouse: str | Path, read_only: bool = False,
