@@ -266,3 +266,24 @@ def test_a_new_skb_records_the_tokeniser_of_its_first_build(store: Store,
     load_skb_dir(store, out, replace=True, progress=False)  # the index goes with the SKB
     build_lexical_index(store, progress=False)
     assert index_tokenizer(store) == Tokenizer("english", True)
+
+
+def test_the_index_batches_as_wide_as_the_store_asks(duck_store: Store) -> None:
+    """Each batch of the lexical index commits once; a store whose every statement is a
+    job (Spark) asks for wide batches through ``document_batch``."""
+    from afr.store.spark_store import SparkStore
+
+    load_skb_dir(duck_store, demo_skb_dir(), progress=False)
+    nodes = int(duck_store.run("lexical/counts.sql")[0].nodes)
+    duck_store.document_batch = 1000
+    begun = duck_store.transactions
+    build_lexical_index(duck_store, progress=False)
+    narrow = duck_store.transactions - begun
+    duck_store.document_batch = nodes  # one batch
+    begun = duck_store.transactions
+    build_lexical_index(duck_store, rebuild=True, progress=False)
+    wide = duck_store.transactions - begun
+    # the claim, each batch, the statistics (and the rebuild's clearing, in place of the
+    # first claim's record)
+    assert narrow - wide == math.ceil(nodes / 1000) - 1
+    assert SparkStore.document_batch > Store.document_batch

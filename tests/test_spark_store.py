@@ -26,7 +26,7 @@ from afr.load import load_skb_dir
 from afr.settings import StoreSettings
 from afr.store import open_store, store_kind
 from afr.store.dialect import SPARK
-from afr.store.spark_store import parse_spark_url
+from afr.store.spark_store import JSON_LIST_MIN, _bind, parse_spark_url
 
 
 def test_the_url_rule() -> None:
@@ -57,6 +57,29 @@ def test_portable_statements_are_finished_for_spark() -> None:
     (elements,) = SPARK.finish(
         "SELECT unnest(CAST(json_extract_string(a, '$.\"k\"[*]') AS VARCHAR[])) FROM t")
     assert "FROM_JSON(GET_JSON_OBJECT(a, '$.k'), 'ARRAY<STRING>')" in elements
+
+
+def test_long_lists_are_bound_as_one_json_text() -> None:
+    """pyspark binds a list as a literal array, one py4j call per value: a long list of
+    one plain type goes as one JSON text the statement parses instead."""
+    long_ids, long_words = list(range(JSON_LIST_MIN + 1)), ["a"] * (JSON_LIST_MIN + 1)
+    sql, args = _bind("SELECT :ids, :words, :few, :mixed",
+                      {"ids": long_ids, "words": long_words, "few": [1, 2],
+                       "mixed": [1, "a"] * JSON_LIST_MIN})
+    assert sql == ("SELECT from_json(:ids, 'array<bigint>'), "
+                   "from_json(:words, 'array<string>'), :few, :mixed")
+    assert json.loads(args["ids"]) == long_ids and args["few"] == [1, 2]
+    assert isinstance(args["mixed"], list)
+
+
+def test_a_long_list_reads_back_in_order(spark_store) -> None:
+    ids = [7 * i - 3 for i in range(JSON_LIST_MIN * 3)]
+    words = [f"w{i}" for i in range(JSON_LIST_MIN + 5)]
+    row = spark_store.query(
+        "SELECT size(CAST(:ids AS ARRAY<BIGINT>)) AS n, element_at(:ids, 2) AS second, "
+        "aggregate(:ids, CAST(0 AS BIGINT), (a, x) -> a + x) AS total, "
+        "element_at(:words, -1) AS last", {"ids": ids, "words": words})[0]
+    assert tuple(row) == (len(ids), ids[1], sum(ids), words[-1])
 
 
 def test_an_unreachable_master_is_one_line(tmp_path: Path) -> None:

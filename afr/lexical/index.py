@@ -39,7 +39,7 @@ class LexicalReport:
 
 
 def build_lexical_index(store: Store, *, params: BM25Settings = BM25Settings(),
-                        batch_size: int = 1000, rebuild: bool = False,
+                        batch_size: int | None = None, rebuild: bool = False,
                         progress: bool | None = None) -> LexicalReport:
     started = time.perf_counter()
     store.require_skb()
@@ -48,6 +48,7 @@ def build_lexical_index(store: Store, *, params: BM25Settings = BM25Settings(),
     tokenizer.require()  # a stemmer that cannot be made fails before any write
     _claim(store, tokenizer, rebuild)
     missing = [int(r[0]) for r in store.run("lexical/missing.sql")]
+    batch_size = batch_size or store.document_batch
     report = LexicalReport(tokenizer=tokenizer.describe(), rebuilt=rebuild)
     with bar(len(missing), "indexing terms", enabled=progress, unit="node") as pbar:
         for start in range(0, len(missing), batch_size):

@@ -174,6 +174,9 @@ class Store(ABC):
     #: tasks; the other stores have none to show). None: only on a terminal. The command
     #: line sets it from --progress/--no-progress.
     progress: bool | None = None
+    #: Nodes per batch of a step that builds node documents batch by batch (the lexical
+    #: index): each batch costs a few statements, cheap on a database, a job each on Spark.
+    document_batch: int = 1000
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
