@@ -126,8 +126,7 @@ def run_sampled(args: list[str], env: dict[str, str]) -> tuple[float, float, int
 
 
 def load_average() -> float:
-    with open("/proc/loadavg", encoding="ascii") as fh:
-        return float(fh.read().split()[0])
+    return os.getloadavg()[0]
 
 
 def spark_jobs(event_dir: Path) -> int:

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from skbutil import toy_skb
 
-import afr.vectors.index as embed_index
 from afr.embed import make_embedder
 from afr.load import load_skb_dir
 from afr.vectors import embed_store
@@ -97,7 +96,7 @@ def test_spark_embedding_resumes_and_equals_duckdbs(spark_store, duck_store, tmp
     for store in (spark_store, duck_store):
         load_skb_dir(store, skb, progress=False)
     embed_store(duck_store, make_embedder("hash"), variants=["doc"], progress=False)
-    monkeypatch.setattr(embed_index, "SPARK_CHUNK", 3)
+    monkeypatch.setattr(spark_store, "document_batch", 3)
     calls = {"n": 0}
     build = DocumentBuilder.build
 

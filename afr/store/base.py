@@ -175,7 +175,8 @@ class Store(ABC):
     #: line sets it from --progress/--no-progress.
     progress: bool | None = None
     #: Nodes per batch of a step that builds node documents batch by batch (the lexical
-    #: index): each batch costs a few statements, cheap on a database, a job each on Spark.
+    #: index; embedding on Spark's executors): each batch costs a few statements, cheap on
+    #: a database, a job each on Spark.
     document_batch: int = 1000
 
     def __init__(self) -> None:

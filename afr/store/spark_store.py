@@ -212,8 +212,10 @@ def _parsed(sql: str) -> exp.Expression:
 
 class SparkStore(Store):
     dialect = SPARK
-    # A 1,000-node batch of the lexical index cost ~20 jobs (38-50 s under load at PRIME
-    # size: about 1.5 hours for 130,000 nodes); the embedder's chunk makes it 8 batches.
+    # A job costs about a second to schedule, so a batch is wide: a 1,000-node batch of the
+    # lexical index cost ~20 jobs (38-50 s under load at PRIME size: about 1.5 hours for
+    # 130,000 nodes), 16,384 make it 8 batches; an embedding chunk is one job and one
+    # commit, so an interrupted embed loses at most one.
     document_batch = 16384
 
     def __init__(self, url: str, *, warehouse: str | Path, read_only: bool = False,

@@ -27,7 +27,7 @@ from afr.vectors.memory import (
     version_key,
     write_matrix_file,
 )
-from afr.vectors.spark_embed import SPARK_CHUNK, embedded_frame, executor_spec
+from afr.vectors.spark_embed import embedded_frame, executor_spec
 
 
 @dataclass
@@ -215,8 +215,9 @@ def _fill_on_executors(store: Store, embedder: Embedder, spec: str, variant: str
                        builder: DocumentBuilder, *, batch_size: int, progress: bool
                        ) -> tuple[int, tuple[str, int] | None]:
     """``_fill`` on a store with a DataFrame engine (``afr.vectors.spark_embed``): each
-    chunk of documents is embedded by the executors and written by them, one
-    transaction per chunk, so an interrupted run keeps every finished chunk."""
+    chunk of documents (the store's ``document_batch``) is embedded by the executors and
+    written by them, one transaction per chunk, so an interrupted run keeps every finished
+    chunk."""
     session = store.dataframe_session()
     dim = known_dim(embedder)
     assert dim is not None  # executor_spec sends only embedders of a known dimension
@@ -224,8 +225,8 @@ def _fill_on_executors(store: Store, embedder: Embedder, spec: str, variant: str
     done = 0
     with bar(len(missing), f"embedding {variant} (Spark)", enabled=progress,
              unit="node") as pbar:
-        for start in range(0, len(missing), SPARK_CHUNK):
-            chunk = missing[start:start + SPARK_CHUNK]
+        for start in range(0, len(missing), store.document_batch):
+            chunk = missing[start:start + store.document_batch]
             docs = builder.build(chunk)
             frame = embedded_frame(session, spec, chunk, [docs.get(i, "") for i in chunk],
                                    batch_size=batch_size)

@@ -1,7 +1,7 @@
 """``afr embed`` on a Spark store: the node documents embedded by Spark's executors.
 
 The documents are built as on every store (``DocumentBuilder``, on the driver); each chunk
-of ``SPARK_CHUNK`` nodes becomes one Spark job whose tasks (``mapInPandas``) make the
+of the store's ``document_batch`` nodes becomes one Spark job whose tasks (``mapInPandas``) make the
 configured embedder from its spec string once per Python worker and embed their rows
 batch by batch. The vectors are written by the executors as a new Parquet part of the
 variant's table, one transaction per chunk: an interrupted run keeps every finished
@@ -27,9 +27,6 @@ if TYPE_CHECKING:
     import pandas as pd
     from pyspark.sql import DataFrame, SparkSession
 
-# Nodes per Spark job (and per commit): a job costs about a second to schedule, so a
-# chunk holds many embedding batches; what a failure loses is at most one chunk.
-SPARK_CHUNK = 16384
 _EXECUTOR_KINDS = ("hash", "st", "m2v", "onnx")
 
 
