@@ -110,3 +110,29 @@ def test_name_pattern_respects_the_other_filters(store: Store, tmp_path: Path) -
         "AND q.name STARTS WITH 'my' RETURN p")
     assert names(store, grounded.symbols["q"].ids) == ["mypython"]
     assert grounded.result is not None and grounded.result.answers == [(107, 1)]
+
+
+UNICODE_TEXTS = ["Straße in MÜNCHEN", "ÉCOLE normale", "ΣΟΦΊΑ and σοφία", "İstanbul ıı",
+                 "Ǆungla", "the KELVIN sign K", "ﬁne print", "plain ascii text",
+                 "AÅÄÖ åäö", None, "Café au lait", "CAFÉ"]
+UNICODE_VALUES = ["straße", "MÜNCHEN", "école", "σοφία", "ΣΟΦΊΑ", "İstanbul", "ı", "ǆ",
+                  "kelvin", "k", "ﬁ", "å", "café", "", "%", "é", "ASCII"]
+
+
+def test_text_conditions_fold_case_as_lower_does(store: Store, tmp_path: Path) -> None:
+    """Every store's form of text_match.sql (DuckDB's own uses ILIKE) selects exactly the
+    nodes whose lower-cased text holds the lower-cased value, as the portable
+    ``lower(text) LIKE`` computes it on that store, for text beyond ASCII."""
+    nodes = [{"id": i, "type": "doc", "name": f"doc {i}", **({"text": t} if t else {})}
+             for i, t in enumerate(UNICODE_TEXTS)]
+    schema = {"name": "texts", "directed": True, "node_types": {"doc": {}}, "edge_types": {}}
+    load_skb_dir(store, write_skb(tmp_path / "skb", schema, nodes, []), progress=False)
+    lowered = store.dialect.finish(
+        "SELECT id FROM nodes WHERE type = 'doc' AND lower(coalesce(text, '')) "
+        "LIKE $p ESCAPE '\\' ORDER BY id")[-1]
+    for value in UNICODE_VALUES:
+        for op in ("CONTAINS", "STARTS WITH", "ENDS WITH"):
+            cond = Condition("text", op, value)
+            found = match_text(store, [cond], field="text", node_type="doc", limit=100)
+            portable = store.query(lowered, {"p": like_pattern(cond)})
+            assert found == [int(r[0]) for r in portable], (op, value)
