@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from afr.lexical.memory import memory_postings
 from afr.lexical.record import query_tokenizer
 from afr.settings import BM25Settings
 from afr.store.base import Store
@@ -35,14 +36,24 @@ def bm25(store: Store, query: str | Sequence[str], *, params: BM25Settings = BM2
     terms = list(dict.fromkeys(terms))
     if not terms or (ids is not None and len(ids) == 0):
         return []
-    rows = store.run_tuples("lexical/bm25.sql", {
+    mapped = memory_postings(store)
+    if mapped is not None:
+        rows = mapped.bm25(terms, params, types=types, ids=ids, k=k, also=also)
+    else:
+        rows = _bm25_sql(store, terms, params, types, ids, k, also)
+    # Sums of floats differ in their last bits between databases; rounded, both stores
+    # rank the same nodes the same way (ties by node id, as the SQL orders them).
+    scored = [(int(r[0]), round(float(r[1]), SCORE_DIGITS)) for r in rows]
+    return sorted(scored, key=lambda x: (-x[1], x[0]))
+
+
+def _bm25_sql(store: Store, terms: list[str], params: BM25Settings,
+              types: Sequence[str] | None, ids: Sequence[int] | None, k: int | None,
+              also: Sequence[int] | None) -> list[tuple]:
+    return store.run_tuples("lexical/bm25.sql", {
         "terms": terms, "types": list(types) if types else None,
         "ids": [int(i) for i in ids] if ids is not None else None,
         "k1": float(params.k1), "b": float(params.b), "k": int(k or 0),
         "min_idf": float(params.min_idf),
         "also": [int(i) for i in also] if also else None,
     }, types=bool(types), ids=ids is not None, limit=k is not None, also=bool(also))
-    # Sums of floats differ in their last bits between databases; rounded, both stores
-    # rank the same nodes the same way (ties by node id, as the SQL orders them).
-    scored = [(int(r[0]), round(float(r[1]), SCORE_DIGITS)) for r in rows]
-    return sorted(scored, key=lambda x: (-x[1], x[0]))

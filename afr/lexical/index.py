@@ -16,6 +16,8 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
+from afr.errors import StoreError
+from afr.lexical import memory
 from afr.lexical.record import TOKENIZER_KEY, index_tokenizer, mismatch
 from afr.lexical.tokens import Tokenizer, TokenizerError
 from afr.progress import bar
@@ -61,13 +63,32 @@ def build_lexical_index(store: Store, *, params: BM25Settings = BM25Settings(),
             store.run("lexical/statistics.sql")
             store.run("lexical/order.sql")
             store.set_meta(_STALE, "false")
+            memory.new_version(store)
         store.run_in_transaction(statistics)
         store.forget_facts()
+    _write_postings_file(store)
     row = store.run("lexical/counts.sql")[0]
     report.total, report.nodes = int(row.indexed), int(row.nodes)
     report.postings, report.terms = int(row.postings), int(row.terms)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _write_postings_file(store: Store) -> None:
+    """The postings file BM25 reads on stores that map it (``afr.lexical.memory``), for
+    the index as it now is: written when missing or stale; an index built before afr
+    wrote such files gets its version here."""
+    if not store.maps_postings:
+        return
+    if store.meta_fact(memory.VERSION_KEY) is None:
+        if not store.run("lexical/any_doc.sql"):
+            return
+        try:
+            store.run_in_transaction(lambda: memory.new_version(store), retries=0)
+        except StoreError:
+            return  # a read-only store: BM25 stays in SQL
+    if memory.memory_postings(store) is None:
+        memory.write_postings_file(store)
 
 
 def _claim(store: Store, tokenizer: Tokenizer, rebuild: bool) -> None:
@@ -78,6 +99,7 @@ def _claim(store: Store, tokenizer: Tokenizer, rebuild: bool) -> None:
             store.run("lexical/clear.sql")
             store.set_meta(TOKENIZER_KEY, tokenizer.record())
             store.set_meta(_STALE, "true")
+            memory.drop_version(store)
         store.run_in_transaction(clear, retries=0)
         return
     if not store.run("lexical/any_doc.sql"):
@@ -108,6 +130,7 @@ def _index_batch(store: Store, ids: list[int], tokenizer: Tokenizer) -> None:
         store.run("lexical/insert.sql", {"terms": terms, "term_nodes": term_nodes,
                                          "tfs": tfs, "ids": ids, "lens": lens})
         store.set_meta(_STALE, "true")
+        memory.drop_version(store)
 
     store.run_in_transaction(write, retries=0)
 @dataclass(frozen=True)

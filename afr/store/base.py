@@ -170,6 +170,10 @@ class Store(ABC):
     #: Whether the store builds approximate vector indexes (PostgreSQL's HNSW), which
     #: serve its searches better than in-memory matrices of its vectors.
     builds_vector_indexes: bool = False
+    #: Whether BM25 reads the lexical index from a postings file beside the store
+    #: (``afr.lexical.memory``) rather than from SQL, when the file is current: DuckDB,
+    #: which reaches a term's postings only by scanning the row groups that hold it.
+    maps_postings: bool = False
     #: Whether a long statement shows the engine's own progress as afr's bar (Spark's
     #: tasks; the other stores have none to show). None: only on a terminal. The command
     #: line sets it from --progress/--no-progress.

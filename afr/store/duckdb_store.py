@@ -83,6 +83,7 @@ def _kind(path: Path, head: bytes) -> str:
 
 class DuckDBStore(Store):
     dialect = DUCKDB
+    maps_postings = True
 
     def __init__(self, path: str | Path, *, read_only: bool = False,
                  create: bool = True, memory_mb: int | None = None) -> None:

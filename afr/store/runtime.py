@@ -25,6 +25,10 @@ class StoreRuntime:
     # None when told to search with SQL, absent (``matrices_set`` False) until decided
     matrices: Any = None
     matrices_set: bool = False
+    # ``afr.lexical.memory.MemoryPostings`` mapped for the index version beside it (None:
+    # no current postings file; BM25 runs in SQL)
+    postings: Any = None
+    postings_version: str | None = None
     reader_worker: ThreadPoolExecutor | None = None  # runs reads on ``Store.reader()``
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
