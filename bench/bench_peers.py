@@ -363,8 +363,10 @@ def compare_stores(pipelines: dict[str, object], rows: list[dict], rounds: int) 
 
 # the leaves steps 3-7 spend their time in (cProfile's cumulative time per question)
 PARTS = (
-    ("BM25 (SQL: step 4 per constant, step 6 the question)", "afr/lexical/bm25.py", "bm25"),
-    ("text conditions (SQL LIKE over the type)", "afr/retrieval/text_match.py", "match_text"),
+    ("BM25 (step 4 per constant, step 6 the question; mapped postings on DuckDB, SQL "
+     "elsewhere)", "afr/lexical/bm25.py", "bm25"),
+    ("text conditions (SQL ILIKE on DuckDB, lower() LIKE elsewhere, over the type)",
+     "afr/retrieval/text_match.py", "match_text"),
     ("vector search (steps 4, 6, 7)", "afr/vectors/search.py", "search"),
     ("grounding (SQL, step 5)", "afr/ground/run.py", "ground"),
     ("provenance (SQL, in 6-7)", "afr/ground/run.py", "witnesses"),
@@ -418,6 +420,8 @@ def compare_bm25s(store, pipeline, rows: list[dict], schema) -> None:
     except ImportError:
         print("bm25s not installed: no lexical peer", file=sys.stderr)
         return
+    from afr.lexical import bm25
+    from afr.lexical.memory import memory_postings
     from afr.retrieval.lists import vss_strand
     from afr.vectors.documents import build_documents
     from afr.vectors.search import query_vector
@@ -433,30 +437,32 @@ def compare_bm25s(store, pipeline, rows: list[dict], schema) -> None:
                     show_progress=False)
     print(f"bm25s {bm25s.__version__}: indexed {len(corpus_ids)} documents in "
           f"{time.perf_counter() - t:.1f} s", file=sys.stderr)
-    bm25_t: list[float] = []
-    vss_t: list[float] = []
+    times: dict[str, list[float]] = {"bm25s top-20 (all nodes)": [],
+                                     "afr BM25 top-20 (all nodes)": [],
+                                     "afr VSS top-20 (step 7)": []}
+
+    def timed(name: str, work: Callable[[], object]) -> None:
+        t = time.perf_counter()
+        work()
+        times[name].append(time.perf_counter() - t)
+
     for i, row in enumerate(rows):
         question = row["query"]
         types = [row["target_type"]] if row["target_type"] else schema.candidate_types
-
-        def run_bm25(question=question):
-            t = time.perf_counter()
-            retriever.retrieve(bm25s.tokenize([question], show_progress=False), k=20,
-                               show_progress=False)
-            bm25_t.append(time.perf_counter() - t)
-
-        def run_vss(question=question, types=types):
-            t = time.perf_counter()
-            vss_strand(store, query_vector(store, pipeline.session.embedder, question), types,
-                       20)
-            vss_t.append(time.perf_counter() - t)
-
-        first, second = (run_bm25, run_vss) if i % 2 else (run_vss, run_bm25)
-        first()
-        second()
-    print(f"\n## top-20 lists ({len(rows)} questions)\n| | p50 ms | p95 ms |\n|---|---:|---:|")
-    for name, values in (("bm25s top-20 (all nodes)", bm25_t),
-                         ("afr VSS top-20 (step 7)", vss_t)):
+        runs = [
+            ("bm25s top-20 (all nodes)", lambda q=question: retriever.retrieve(
+                bm25s.tokenize([q], show_progress=False), k=20, show_progress=False)),
+            ("afr BM25 top-20 (all nodes)", lambda q=question: bm25(
+                store, q, params=pipeline.settings.bm25, k=20)),
+            ("afr VSS top-20 (step 7)", lambda q=question, t=types: vss_strand(
+                store, query_vector(store, pipeline.session.embedder, q), t, 20)),
+        ]
+        for name, work in runs[i % 3:] + runs[:i % 3]:  # the order rotates
+            timed(name, work)
+    print(f"\n## top-20 lists ({len(rows)} questions; afr's BM25 "
+          f"{'from the mapped postings' if memory_postings(store) else 'in SQL'})\n"
+          "| | p50 ms | p95 ms |\n|---|---:|---:|")
+    for name, values in times.items():
         print(f"| {name} | {pct(values, .5):.1f} | {pct(values, .95):.1f} |")
 
 
