@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from skbutil import write_skb
 
-from afr.lexical import Tokenizer, bm25, build_lexical_index
+from afr.lexical import Tokenizer, bm25, build_lexical_index, map_postings
 from afr.lexical.bm25 import _bm25_sql
 from afr.lexical.index import _index_batch
 from afr.lexical.memory import VERSION_KEY, memory_postings, postings_path
@@ -134,3 +134,20 @@ def test_a_stale_or_damaged_file_is_never_read(duck_store: DuckDBStore,
         assert bm25(fresh, "word1 word7 word40", k=10) == want
     finally:
         fresh.close()
+
+
+def test_an_index_older_than_postings_files_gets_one(duck_store: DuckDBStore,
+                                                    tmp_path: Path) -> None:
+    """An index built before afr wrote postings files (no version, no file) gets both
+    from ``map_postings`` (which ``afr eval`` calls), unless its build is unfinished."""
+    load_skb_dir(duck_store, corpus(tmp_path, 200, seed=5), progress=False)
+    build_lexical_index(duck_store, progress=False)
+    want = bm25(duck_store, "word2 word9 café", k=10)
+    duck_store.delete_meta(VERSION_KEY)
+    postings_path(duck_store).unlink()
+    assert memory_postings(duck_store) is None
+    duck_store.set_meta("lexical_statistics_stale", "true")  # a build that stopped
+    assert not map_postings(duck_store) and not postings_path(duck_store).exists()
+    duck_store.set_meta("lexical_statistics_stale", "false")
+    assert map_postings(duck_store) and memory_postings(duck_store) is not None
+    assert bm25(duck_store, "word2 word9 café", k=10) == want

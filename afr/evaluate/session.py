@@ -115,9 +115,11 @@ def run_eval(store: Store, source: str | None = None, *, resume: str | None = No
         if tokens:
             note(tokens)
     if len(questions) > MEMORY_VECTORS_FROM:
+        from afr.lexical import map_postings
         from afr.vectors.memory import use_memory_vectors
 
         use_memory_vectors(store, pipeline.settings.vectors.memory_mb)
+        map_postings(store)  # an index built before afr wrote postings files gets one
     if not resume:
         store_eval_run(store, run)
     if started is not None:

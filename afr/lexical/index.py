@@ -66,7 +66,7 @@ def build_lexical_index(store: Store, *, params: BM25Settings = BM25Settings(),
             memory.new_version(store)
         store.run_in_transaction(statistics)
         store.forget_facts()
-    _write_postings_file(store)
+    map_postings(store)
     row = store.run("lexical/counts.sql")[0]
     report.total, report.nodes = int(row.indexed), int(row.nodes)
     report.postings, report.terms = int(row.postings), int(row.terms)
@@ -74,21 +74,21 @@ def build_lexical_index(store: Store, *, params: BM25Settings = BM25Settings(),
     return report
 
 
-def _write_postings_file(store: Store) -> None:
-    """The postings file BM25 reads on stores that map it (``afr.lexical.memory``), for
-    the index as it now is: written when missing or stale; an index built before afr
-    wrote such files gets its version here."""
-    if not store.maps_postings:
-        return
+def map_postings(store: Store) -> bool:
+    """Write the postings file BM25 reads on stores that map it (``afr.lexical.memory``)
+    for the index as it now is, when missing or stale; an index built before afr wrote
+    such files gets its version here. False when BM25 stays in SQL: another store kind,
+    no index, an unfinished build, a store that cannot be written."""
+    if not store.maps_postings or store.get_meta(_STALE) == "true":
+        return False
     if store.meta_fact(memory.VERSION_KEY) is None:
         if not store.run("lexical/any_doc.sql"):
-            return
+            return False
         try:
             store.run_in_transaction(lambda: memory.new_version(store), retries=0)
         except StoreError:
-            return  # a read-only store: BM25 stays in SQL
-    if memory.memory_postings(store) is None:
-        memory.write_postings_file(store)
+            return False  # a read-only store
+    return memory.memory_postings(store) is not None or memory.write_postings_file(store)
 
 
 def _claim(store: Store, tokenizer: Tokenizer, rebuild: bool) -> None:
