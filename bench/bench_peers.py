@@ -22,7 +22,7 @@ The machine's load average is printed with the results: compare runs of one sess
     python bench/bench_peers.py [--nodes 30000] [--edges 1850000] [--questions 100]
     python bench/bench_peers.py --skb DIR --questions CSV [--store FILE.duckdb]
                                 [--pg-url URL --pg-schema NAME]
-    common: [--work DIR] [--rounds 3] [--no-kuzu] [--no-bm25] [--profile]
+    common: [--work DIR] [--rounds 3] [--no-kuzu] [--no-bm25] [--profile] [--bm25-paths]
 
 With ``--skb`` the store (``--store``, default WORK/afr-peers-<name>.duckdb) is loaded and
 embedded first when it is empty; ``--store`` may also name a store already loaded from
@@ -361,6 +361,41 @@ def compare_stores(pipelines: dict[str, object], rows: list[dict], rounds: int) 
         print(f"| {name} | {' | '.join(cells)} |")
 
 
+def compare_bm25_paths(pipeline, rows: list[dict], rounds: int) -> None:
+    """Steps 3-7 on the DuckDB store with BM25 from the mapped postings file against BM25
+    in SQL, switched per question (order alternating): the same run, so the ratio holds
+    at any load."""
+    store = pipeline.session.store
+    if not store.maps_postings:
+        return
+    from afr.lexical.memory import memory_postings
+
+    if memory_postings(store) is None:
+        print("\n(no current postings file: run 'afr index' on the store first)")
+        return
+    times: dict[bool, list[float]] = {True: [], False: []}
+    ratios = []
+    try:
+        for rnd in range(rounds + 1):
+            for i, row in enumerate(rows):
+                took = {}
+                for mapped in ((True, False) if (i + rnd) % 2 else (False, True)):
+                    store.maps_postings = mapped
+                    took[mapped] = steps_3_7(pipeline, row)[0]
+                if rnd > 0:
+                    for mapped, t in took.items():
+                        times[mapped].append(t)
+                    ratios.append(took[True] / took[False])
+    finally:
+        store.maps_postings = True
+    print(f"\n## steps 3-7, BM25 from the mapped postings against BM25 in SQL (DuckDB, "
+          f"{len(rows)} questions, {rounds} timed round(s), switched per question)")
+    print("| BM25 | p50 ms | p95 ms |\n|---|---:|---:|")
+    for mapped, label in ((False, "in SQL"), (True, "mapped postings")):
+        print(f"| {label} | {pct(times[mapped], .5):.1f} | {pct(times[mapped], .95):.1f} |")
+    print(f"median per-question ratio (mapped / SQL): {statistics.median(ratios):.3f}")
+
+
 # the leaves steps 3-7 spend their time in (cProfile's cumulative time per question)
 PARTS = (
     ("BM25 (step 4 per constant, step 6 the question; mapped postings on DuckDB, SQL "
@@ -483,6 +518,9 @@ def main() -> None:
     parser.add_argument("--no-bm25", action="store_true")
     parser.add_argument("--profile", action="store_true",
                         help="also show where steps 3-7 spend their time (cProfile)")
+    parser.add_argument("--bm25-paths", action="store_true",
+                        help="also time steps 3-7 with BM25 from the mapped postings "
+                        "against BM25 in SQL (DuckDB), switched per question")
     args = parser.parse_args()
 
     from afr.pipeline.ask import Pipeline
@@ -512,6 +550,8 @@ def main() -> None:
             del conn, db
         sections.append(kuzu_section)
     sections.append(lambda: compare_stores(pipelines, rows, args.rounds))
+    if args.bm25_paths:
+        sections.append(lambda: compare_bm25_paths(pipelines["duckdb"], rows, args.rounds))
     if args.profile:
         sections.append(lambda: profile_steps(pipelines, rows))
     if not args.no_bm25:

@@ -115,17 +115,23 @@ def run_eval(store: Store, source: str | None = None, *, resume: str | None = No
         if tokens:
             note(tokens)
     if len(questions) > MEMORY_VECTORS_FROM:
-        from afr.lexical import map_postings
-        from afr.vectors.memory import use_memory_vectors
-
-        use_memory_vectors(store, pipeline.settings.vectors.memory_mb)
-        map_postings(store)  # an index built before afr wrote postings files gets one
+        _search_from_memory(store, pipeline)
     if not resume:
         store_eval_run(store, run)
     if started is not None:
         started(run, len(questions), bool(resume))
     report = evaluator.execute(progress=progress)
     return EvalSession(run, report, summarize(store, run), len(questions), bool(resume))
+
+
+def _search_from_memory(store: Store, pipeline: Pipeline) -> None:
+    """Many questions: vector searches from in-memory matrices, BM25 from the mapped
+    postings (an index built before afr wrote postings files gets one here)."""
+    from afr.lexical import map_postings
+    from afr.vectors.memory import use_memory_vectors
+
+    use_memory_vectors(store, pipeline.settings.vectors.memory_mb)
+    map_postings(store)
 
 
 def _resumed_pipeline(store: Store, run: EvalRun, settings: Settings | None) -> Pipeline:
