@@ -227,6 +227,11 @@ def _echo_indexes(data: dict) -> None:
         click.echo(f"lexical:  BM25 index of {lex['indexed']:,} of {lex['nodes']:,} nodes "
                    f"({lex['postings']:,} postings, {lex['terms']:,} terms)"
                    + ("; statistics stale: 'afr index' again" if lex["stale"] else ""))
+        if lex["postings_file"]:
+            click.echo(f"          BM25 reads the mapped postings file {lex['postings_file']}")
+        elif lex["maps_postings"] and not lex["stale"]:
+            click.echo("          BM25 runs in SQL: no current postings file ('afr index' "
+                       "writes the one BM25 reads faster)")
     sim = data["similarity"]
     if sim is None:
         click.echo("similar:  no similarity graph ('afr index --similarity' builds it)")

@@ -255,6 +255,11 @@ def test_info_says_what_is_built(db: list[str], tmp_path: Path,
                            "model": None, "timeout_s": 120.0, "api_key_set": False}
     text = afr(*db, "info").stdout
     assert "lexical:  BM25 index of 8 of 8 nodes" in text
+    # a DuckDB file's BM25 reads the postings file 'afr embed' wrote; PostgreSQL's, SQL
+    mapped = db[1].endswith(".duckdb")
+    assert data["lexical"]["maps_postings"] is mapped
+    assert (data["lexical"]["postings_file"] or "").endswith("lexical.afrlex") is mapped
+    assert ("BM25 reads the mapped postings file" in text) is mapped
     assert "no similarity graph ('afr index --similarity' builds it)" in text
     assert "LLM:      none configured: offline mode" in text
     assert afr(*db, "index", "--similarity").exit_code == 0

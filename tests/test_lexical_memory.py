@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from skbutil import write_skb
 
-from afr.lexical import Tokenizer, bm25, build_lexical_index, map_postings
+from afr.lexical import Tokenizer, bm25, build_lexical_index, lexical_state, map_postings
 from afr.lexical.bm25 import _bm25_sql
 from afr.lexical.index import _index_batch
 from afr.lexical.memory import VERSION_KEY, memory_postings, postings_path
@@ -107,8 +107,10 @@ def test_the_postings_file_follows_the_index(duck_store: DuckDBStore,
     assert memory_postings(duck_store) is not None
     assert bm25(duck_store, "json decode error", k=20) == whole
     # a reloaded SKB takes the version with it: its BM25 is the SQL's until indexed again
+    assert lexical_state(duck_store).postings_file == str(postings_path(duck_store))
     load_skb_dir(duck_store, corpus(tmp_path, 50, seed=2), replace=True, progress=False)
     assert duck_store.get_meta(VERSION_KEY) is None and memory_postings(duck_store) is None
+    assert lexical_state(duck_store).postings_file is None  # 'afr info': BM25 in SQL
     build_lexical_index(duck_store, progress=False)
     assert memory_postings(duck_store) is not None
 

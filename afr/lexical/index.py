@@ -142,6 +142,10 @@ class LexicalState:
     postings: int
     terms: int
     stale: bool  # a run stopped before recomputing the statistics: 'afr index' again
+    # the postings file BM25 reads (``afr.lexical.memory``), when current; None: BM25
+    # runs in SQL
+    postings_file: str | None = None
+    maps_postings: bool = False  # the store kind reads BM25 from such a file
 
 
 def lexical_state(store: Store) -> LexicalState | None:
@@ -149,5 +153,8 @@ def lexical_state(store: Store) -> LexicalState | None:
     if not store.table_exists("lex_docs"):
         return None
     row = store.run("lexical/counts.sql")[0]
+    mapped = memory.memory_postings(store) is not None
     return LexicalState(int(row.indexed), int(row.nodes), int(row.postings), int(row.terms),
-                        store.get_meta(_STALE) == "true")
+                        store.get_meta(_STALE) == "true",
+                        str(memory.postings_path(store)) if mapped else None,
+                        store.maps_postings)
