@@ -91,7 +91,9 @@ def index(ctx: Context, rebuild: bool, similarity: bool, k_cand: int | None,
     stopwords) into SQL tables (lex_postings, lex_docs, lex_df, lex_stats). Only nodes
     not yet indexed are tokenised, batch by batch, each batch committed; document
     frequencies are recomputed at the end. The index records its tokeniser, and queries
-    are tokenised the same way: after changing it, rebuild with --rebuild.
+    are tokenised the same way: after changing it, rebuild with --rebuild. On a DuckDB
+    file it also writes the postings beside the store (STORE.duckdb.vectors/
+    lexical.afrlex), which BM25 then reads, memory-mapped, with the same scores.
 
     With --similarity, also builds the similarity graph of `--method sage` / `af+sage`
     (node_sim, apart from the SKB's edges): nodes linked by the similarity of their
