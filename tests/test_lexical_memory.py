@@ -16,7 +16,7 @@ from afr.lexical.memory import VERSION_KEY, memory_postings, postings_path
 from afr.load import load_skb_dir
 from afr.resources import demo_skb_dir
 from afr.settings import BM25Settings
-from afr.store import DuckDBStore
+from afr.store import DuckDBStore, sidecar
 
 TYPES = ["paper", "author", "field"]
 # terms beyond ASCII: the file orders and searches terms by their UTF-8 bytes
@@ -153,3 +153,22 @@ def test_an_index_older_than_postings_files_gets_one(duck_store: DuckDBStore,
     duck_store.set_meta("lexical_statistics_stale", "false")
     assert map_postings(duck_store) and memory_postings(duck_store) is not None
     assert bm25(duck_store, "word2 word9 café", k=10) == want
+
+
+def test_a_failed_write_leaves_the_sql_and_no_file(duck_store: DuckDBStore, tmp_path: Path,
+                                                   monkeypatch) -> None:
+    load_skb_dir(duck_store, corpus(tmp_path, 100, seed=6), progress=False)
+    folder = duck_store.sidecar_dir()
+
+    def full_disk(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(sidecar.os, "fsync", full_disk)
+    build_lexical_index(duck_store, progress=False)  # the index is built all the same
+    assert memory_postings(duck_store) is None and not folder.exists()
+    want = bm25(duck_store, "word4 word11", k=10)
+    assert want  # from SQL
+    monkeypatch.undo()
+    assert map_postings(duck_store) and memory_postings(duck_store) is not None
+    assert bm25(duck_store, "word4 word11", k=10) == want
+    assert [f.name for f in folder.iterdir()] == ["lexical.afrlex"]

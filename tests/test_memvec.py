@@ -10,7 +10,7 @@ from skbutil import write_skb
 
 from afr.embed.hashing import HashingEmbedder
 from afr.load import load_skb_dir
-from afr.store import DuckDBStore
+from afr.store import DuckDBStore, sidecar
 from afr.vectors import embed_store, memory
 from afr.vectors.memory import SearchMatrix, memory_vectors, use_memory_vectors
 from afr.vectors.search import search
@@ -199,13 +199,13 @@ def test_failed_write_leaves_nothing(embedded: DuckDBStore, monkeypatch) -> None
     def full_disk(fd: int) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(memory.os, "fsync", full_disk)
+    monkeypatch.setattr(sidecar.os, "fsync", full_disk)
     assert memory.write_matrix_file(embedded, "doc") is False
     assert not folder.exists()  # neither a half-written file nor an empty folder
     monkeypatch.undo()
     folder.mkdir()
     (folder / "doc_rel.afrvec").write_bytes(b"keep")
-    monkeypatch.setattr(memory.os, "fsync", full_disk)
+    monkeypatch.setattr(sidecar.os, "fsync", full_disk)
     assert memory.write_matrix_file(embedded, "doc") is False
     assert [f.name for f in folder.iterdir()] == ["doc_rel.afrvec"]
 

@@ -120,9 +120,18 @@ UNICODE_VALUES = ["straße", "MÜNCHEN", "école", "σοφία", "ΣΟΦΊΑ", "
 
 
 def test_text_conditions_fold_case_as_lower_does(store: Store, tmp_path: Path) -> None:
-    """Every store's form of text_match.sql (DuckDB's own uses ILIKE) selects exactly the
-    nodes whose lower-cased text holds the lower-cased value, as the portable
-    ``lower(text) LIKE`` computes it on that store, for text beyond ASCII."""
+    """text_match.sql (ILIKE against a lower-cased pattern) selects exactly the nodes
+    whose lower-cased text holds the lower-cased value, as ``lower(text) LIKE`` computes
+    it on that store, for text beyond ASCII."""
+    _fold_case_as_lower_does(store, tmp_path)
+
+
+def test_text_conditions_fold_case_as_lower_does_on_spark(spark_store: Store,
+                                                          tmp_path: Path) -> None:
+    _fold_case_as_lower_does(spark_store, tmp_path)
+
+
+def _fold_case_as_lower_does(store: Store, tmp_path: Path) -> None:
     nodes = [{"id": i, "type": "doc", "name": f"doc {i}", **({"text": t} if t else {})}
              for i, t in enumerate(UNICODE_TEXTS)]
     schema = {"name": "texts", "directed": True, "node_types": {"doc": {}}, "edge_types": {}}

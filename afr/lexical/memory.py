@@ -21,25 +21,22 @@ corpora and through every method's ranked lists.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import math
-import os
-import tempfile
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
 from afr.settings import BM25Settings
 from afr.store.base import Store, used_params
+from afr.store.sidecar import aligned, header_bytes, read_header, write_sidecar_file
 
 VERSION_KEY = "skb_lexical_version"
 FILE_NAME = "lexical.afrlex"
 _MAGIC = b"AFRLEX1\0"
-_ALIGN = 64
 
 
 def drop_version(store: Store) -> None:
@@ -178,33 +175,14 @@ def write_postings_file(store: Store) -> bool:
     version = store.meta_fact(VERSION_KEY)
     if not store.maps_postings or path is None or version is None:
         return False
-    created = not path.parent.exists()
-    tmp = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=FILE_NAME + ".",
-                                         suffix=".tmp", delete=False) as fh:
-            tmp = Path(fh.name)
-            _write(fh, store, version)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-        tmp = None
-        with store.runtime.lock:
-            store.runtime.postings_version = None  # map the new file on the next search
-        return True
-    except OSError:
-        if created:
-            with contextlib.suppress(OSError):
-                path.parent.rmdir()  # only if empty: nothing of ours left behind
+    if not write_sidecar_file(path, lambda fh: _write(fh, store, version)):
         return False
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+    with store.runtime.lock:
+        store.runtime.postings_version = None  # map the new file on the next search
+    return True
 
 
-def _write(fh, store: Store, version: str) -> None:
+def _write(fh: BinaryIO, store: Store, version: str) -> None:
     """Header (JSON: each type's statistics and number of terms), then the arrays of
     ``_ARRAYS`` in that order, each 64-byte aligned."""
     types, parts = [], {name: [] for name, _ in _ARRAYS}
@@ -227,13 +205,12 @@ def _write(fh, store: Store, version: str) -> None:
         types.append({"type": row.type, "n_docs": int(row.n_docs),
                       "total_len": int(row.total_len), "terms": len(encoded)})
         first, blob_size = first + int(n.sum()), blob_size + int(sizes.sum())
-    head = json.dumps({"version": version, "postings": first, "blob": blob_size,
-                       "types": types}).encode("utf-8")
-    fh.write(_MAGIC + len(head).to_bytes(8, "little") + head)
+    fh.write(header_bytes(_MAGIC, {"version": version, "postings": first,
+                                   "blob": blob_size, "types": types}))
     for name, dtype in _ARRAYS:
         array = np.concatenate(parts[name]).astype(dtype) if parts[name] \
             else np.zeros(0, dtype)
-        fh.write(b"\0" * (_aligned(fh.tell()) - fh.tell()))
+        fh.write(b"\0" * (aligned(fh.tell()) - fh.tell()))
         fh.write(array.tobytes())
 
 
@@ -246,27 +223,22 @@ def _type_query(store: Store, template: str, node_type: str) -> dict[str, np.nda
     return store.query_numpy(sql, used_params(sql, {"type": node_type}))
 
 
-def _aligned(offset: int) -> int:
-    return (offset + _ALIGN - 1) // _ALIGN * _ALIGN
-
-
 def open_postings(path: Path, version: str) -> MemoryPostings | None:
     """Map the postings file at ``path`` if it was written for ``version``; None when it
     is missing, stale or damaged."""
+    found = read_header(path, _MAGIC)
+    if found is None:
+        return None
+    header, offset = found
     try:
-        with open(path, "rb") as fh:
-            if fh.read(len(_MAGIC)) != _MAGIC:
-                return None
-            size = int.from_bytes(fh.read(8), "little")
-            header = json.loads(fh.read(size).decode("utf-8"))
         if header.get("version") != version:
             return None
         n, terms = int(header["postings"]), [int(t["terms"]) for t in header["types"]]
         counts = {"term_at": sum(terms) + len(terms), "spans": 2 * sum(terms),
                   "blob": int(header["blob"]), "node_id": n, "tf": n, "len": n}
-        offset, arrays = len(_MAGIC) + 8 + size, {}
+        arrays = {}
         for name, dtype in _ARRAYS:
-            offset = _aligned(offset)
+            offset = aligned(offset)
             arrays[name] = np.memmap(path, dtype=dtype, mode="r", offset=offset,
                                      shape=(counts[name],)) if counts[name] \
                 else np.zeros(0, dtype)

@@ -21,29 +21,26 @@ them); ``afr.vectors.index`` drops them when it writes vectors.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import tempfile
 import threading
 import uuid
 import weakref
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
 from afr.errors import StoreError
 from afr.settings import VectorSettings
 from afr.store.base import Store, used_params
+from afr.store.sidecar import aligned, header_bytes, read_header, write_sidecar_file
 from afr.vectors.exact import exact_search
 
 # per variant; above it the store is searched with SQL
 DEFAULT_BUDGET_MB = VectorSettings().memory_mb
 LOAD_SLICE_ROWS = 65_536  # vectors read per statement when a matrix is built
 _MAGIC = b"AFRVEC1\0"
-_ALIGN = 64
 
 
 def version_key(variant: str) -> str:
@@ -155,11 +152,12 @@ class SearchMatrix:
 
     # -- files -------------------------------------------------------------------------
 
-    def save(self, path: Path, version: str) -> None:
-        """Write the matrix to ``path`` for the store's vector ``version`` (atomically, as
-        ``_write_file``)."""
+    def save(self, path: Path, version: str) -> bool:
+        """Write the matrix to ``path`` for the store's vector ``version``, atomically;
+        False when it cannot be written."""
         dim = self.vectors.shape[1] if self.vectors.ndim == 2 else 0
-        _write_file(path, version, self.ids, self.blocks, dim, [self.vectors])
+        return write_sidecar_file(path, _matrix_writer(path, version, self.ids, self.blocks,
+                                                       dim, [self.vectors]))
 
 
 def _matrix_rows(store: Store, variant: str) -> tuple[np.ndarray, np.ndarray]:
@@ -201,63 +199,47 @@ def _normalized(vectors: np.ndarray) -> np.ndarray:
     return vectors
 
 
-def _write_file(path: Path, version: str, ids: np.ndarray, blocks: dict[str, tuple[int, int]],
-                dim: int, chunks: Iterable[np.ndarray]) -> None:
-    """Write a matrix file from its ids and its vector rows, chunk after chunk, atomically:
-    a temporary file in the same folder, renamed over the old one when complete, so a
-    failed write (full disk, crash) leaves the previous file or none, never half."""
+def _matrix_writer(path: Path, version: str, ids: np.ndarray,
+                   blocks: dict[str, tuple[int, int]], dim: int,
+                   chunks: Iterable[np.ndarray]) -> Callable[[BinaryIO], None]:
+    """What writes a matrix file from its ids and its vector rows, chunk after chunk (to
+    ``write_sidecar_file``, which makes it atomic)."""
     n = len(ids)
-    header = {"version": version, "count": int(n), "dim": int(dim),
-              "blocks": {t: list(span) for t, span in blocks.items()}}
-    head = json.dumps(header).encode("utf-8")
-    ids_at = _aligned(len(_MAGIC) + 8 + len(head))
-    vectors_at = _aligned(ids_at + 8 * n)
-    tmp = None
-    try:
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name + ".",
-                                         suffix=".tmp", delete=False) as fh:
-            tmp = Path(fh.name)
-            fh.write(_MAGIC + len(head).to_bytes(8, "little") + head)
-            fh.write(b"\0" * (ids_at - fh.tell()))
-            fh.write(_bytes_of(np.ascontiguousarray(ids, dtype="<i8")))
-            fh.write(b"\0" * (vectors_at - fh.tell()))
-            for chunk in chunks:
-                # through the buffer protocol: no second copy of a multi-GB matrix
-                fh.write(_bytes_of(np.ascontiguousarray(chunk, dtype="<f4")))
-            if fh.tell() != vectors_at + 4 * n * dim:
-                raise StoreError(f"internal: matrix file {path} came out the wrong size")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-        tmp = None
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+    head = header_bytes(_MAGIC, {"version": version, "count": int(n), "dim": int(dim),
+                                 "blocks": {t: list(span) for t, span in blocks.items()}})
+    ids_at = aligned(len(head))
+    vectors_at = aligned(ids_at + 8 * n)
+
+    def write(fh: BinaryIO) -> None:
+        fh.write(head)
+        fh.write(b"\0" * (ids_at - fh.tell()))
+        fh.write(_bytes_of(np.ascontiguousarray(ids, dtype="<i8")))
+        fh.write(b"\0" * (vectors_at - fh.tell()))
+        for chunk in chunks:
+            # through the buffer protocol: no second copy of a multi-GB matrix
+            fh.write(_bytes_of(np.ascontiguousarray(chunk, dtype="<f4")))
+        if fh.tell() != vectors_at + 4 * n * dim:
+            raise StoreError(f"internal: matrix file {path} came out the wrong size")
+    return write
 
 
 def _bytes_of(array: np.ndarray) -> memoryview | bytes:
     return memoryview(array).cast("B") if array.size else b""
 
 
-def _aligned(offset: int) -> int:
-    return (offset + _ALIGN - 1) // _ALIGN * _ALIGN
-
-
 def open_matrix(path: Path, version: str, dim: int) -> SearchMatrix | None:
     """Map the matrix file at ``path`` if it was written for ``version`` (and ``dim``);
     None when it is missing, stale or damaged (then the caller rebuilds)."""
+    found = read_header(path, _MAGIC)
+    if found is None:
+        return None
+    header, start = found
     try:
-        with open(path, "rb") as fh:
-            if fh.read(len(_MAGIC)) != _MAGIC:
-                return None
-            size = int.from_bytes(fh.read(8), "little")
-            header = json.loads(fh.read(size).decode("utf-8"))
         if header.get("version") != version or int(header.get("dim", -1)) != dim:
             return None
         n = int(header["count"])
-        ids_at = _aligned(len(_MAGIC) + 8 + size)
-        vectors_at = _aligned(ids_at + 8 * n)
+        ids_at = aligned(start)
+        vectors_at = aligned(ids_at + 8 * n)
         if path.stat().st_size != vectors_at + 4 * n * dim:
             return None
         if n == 0:
@@ -284,29 +266,20 @@ def write_matrix_file(store: Store, variant: str, matrix: SearchMatrix | None = 
     version = store.meta_fact(version_key(variant))
     if path is None or version is None:
         return False
-    created = not path.parent.exists()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if matrix is not None:
-            matrix.save(path, version)
-        else:
-            _stream_matrix_file(store, variant, path, version)
-        return True
-    except OSError:
-        if created:
-            with contextlib.suppress(OSError):
-                path.parent.rmdir()  # only if empty: nothing of ours left behind
-        return False
+    if matrix is not None:
+        return matrix.save(path, version)
+    return _stream_matrix_file(store, variant, path, version)
 
 
-def _stream_matrix_file(store: Store, variant: str, path: Path, version: str) -> None:
+def _stream_matrix_file(store: Store, variant: str, path: Path, version: str) -> bool:
     """The matrix file straight from the store, a normalised slice at a time: the whole
     matrix (2.9 GB at MAG size) is never in memory, only in the file."""
     model = store.embedding_model(variant)
     ids, types = _matrix_rows(store, variant)
     dim = model[1] if model is not None and len(ids) else 0
     slices = (_normalized(block) for _, _, block in _vector_slices(store, variant, ids, types))
-    _write_file(path, version, ids, _type_blocks(types), dim, slices)
+    return write_sidecar_file(path, _matrix_writer(path, version, ids, _type_blocks(types),
+                                                   dim, slices))
 
 
 class SearchMatrices:
