@@ -266,6 +266,14 @@ def test_k7_ranks_the_expanded_query_with_the_retriever_set(demo: DuckDBStore,
     assert "kar_7_retrieval" in result.timings
 
 
+def test_k7_leads_with_the_question_own_similarity(demo: DuckDBStore) -> None:
+    """With the embedder trusted as much as BM25, q's own vector list (not q′'s) is the
+    one at the full dense weight: the fused list is the one rebuilt from them."""
+    result = Pipeline(demo, _config(ranking__dense=1.0)).ask(QUESTION)
+    assert result.settings.ranking.dense == 1.0
+    assert [a.node_id for a in result.answers] == _k7_expected(demo, result, "hybrid")
+
+
 def test_kar_defaults_to_the_fused_retriever() -> None:
     from afr.settings import KarSettings
     assert KarSettings().retriever == "hybrid"
