@@ -144,9 +144,13 @@ def _kar(kar) -> None:
     for e in kar.entities:
         found = "nothing" if e.node_id is None else f"node {e.node_id} ({e.score:.3f})"
         click.echo(f"  {e.entity} [{e.source}] {e.text[:80]!r} → {found}")
+        if kar.expansion_source != "llm" and e.why:
+            click.echo(f"      trust {e.trust:.2f}: {e.why}")
     click.echo(f"neighbours reached: {kar.neighbours}; triples kept:")
     for t in kar.triples:
         click.echo(f"  {t.entity}.{t.rank} ({t.score:.3f}) {t.rendered}")
+    if kar.expansion_note:
+        click.echo(f"expansion: {kar.expansion_note}")
     click.echo("expanded query:")
     for line in kar.expanded_query.splitlines():
         click.echo(f"  {line}")

@@ -8,6 +8,7 @@ import json
 import random
 import socket
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -227,8 +228,9 @@ def test_empty_parse_and_empty_expansion(demo: DuckDBStore) -> None:
 
 
 def _k7_expected(demo: DuckDBStore, result, retriever: str) -> list[int]:
-    """K7's list rebuilt from the public searches: the expanded query's vector and BM25
-    lists and the question's own BM25 list, fused as the ranking settings say."""
+    """K7's list rebuilt from the public searches (offline): the question's own vector and
+    BM25 lists at the ranking settings' weights, and the expanded query's at those weights
+    times the expansion's trust."""
     from afr.lexical import bm25
     from afr.retrieval.fusion import fuse
     from afr.vectors.search import query_vector, search
@@ -243,9 +245,13 @@ def _k7_expected(demo: DuckDBStore, result, retriever: str) -> list[int]:
     if retriever == "bm25":
         return [n for n, _ in lexical[:20]]
     own = bm25(demo, QUESTION, params=settings.bm25, types=types, k=100)
-    ranking = settings.ranking
-    return [n for n, _ in fuse([(vss, ranking.dense), (lexical, ranking.lexical),
-                                (own, ranking.lexical)], method=ranking.fusion,
+    own_vss = search(demo, "doc_rel", query_vector(demo, make_embedder("hash"), QUESTION),
+                     100, types=types)
+    ranking, trust = settings.ranking, result.kar.expansion_weight
+    assert 0.0 < trust <= 1.0
+    return [n for n, _ in fuse([(own_vss, ranking.dense), (own, ranking.lexical),
+                                (vss, ranking.dense * trust),
+                                (lexical, ranking.lexical * trust)], method=ranking.fusion,
                                rrf_k=ranking.rrf_k)[:20]]
 
 
@@ -258,6 +264,14 @@ def test_k7_ranks_the_expanded_query_with_the_retriever_set(demo: DuckDBStore,
     assert result.settings.kar.retriever == retriever and result.target_type == "exception"
     assert [a.node_id for a in result.answers] == _k7_expected(demo, result, retriever)
     assert "kar_7_retrieval" in result.timings
+
+
+def test_k7_leads_with_the_question_own_similarity(demo: DuckDBStore) -> None:
+    """With the embedder trusted as much as BM25, q's own vector list (not q′'s) is the
+    one at the full dense weight: the fused list is the one rebuilt from them."""
+    result = Pipeline(demo, _config(ranking__dense=1.0)).ask(QUESTION)
+    assert result.settings.ranking.dense == 1.0
+    assert [a.node_id for a in result.answers] == _k7_expected(demo, result, "hybrid")
 
 
 def test_kar_defaults_to_the_fused_retriever() -> None:
@@ -276,14 +290,92 @@ def test_offline_mode(demo: DuckDBStore) -> None:
     linked = [e["text"] for e in kar["entities"] if e["source"] == "offline"]
     assert linked == ["calendar", "valueerror"]
     assert "IllegalMonthError" in kar["expanded_query"]
-    # the fused K7 (the default) keeps the question's own BM25 list, whose first answer
-    # is ValueError itself, named in the question; the expansion lifts both gold answers
-    # right under it, and dense search alone ranks them first
-    assert {a.ext_id for a in result.answers[1:3]} == GOLD
+    # the fused K7 (the default) leads with the question's own lists, which rank both gold
+    # answers first; the expansion (weighted by its links' trust) lifts ValueError, which
+    # the triples name, between them; dense search alone ranks them first
+    assert [a.ext_id for a in result.answers[:3]] == [
+        "exception:calendar.IllegalMonthError", "exception:builtins.ValueError",
+        "exception:calendar.IllegalWeekdayError"]
     assert all(a.source == "kar" for a in result.answers)
-    assert all(a.provenance.get("kar_triples") for a in result.answers[1:3])
+    assert all(a.provenance.get("kar_triples") for a in result.answers[:3])
     dense = Pipeline(demo, _config(kar__retriever="vss")).ask(QUESTION)
     assert {a.ext_id for a in dense.answers[:2]} == GOLD
+
+
+FOOD_SCHEMA = {"name": "food", "description": "dishes", "directed": False,
+               "candidate_types": ["dish"], "node_types": {"dish": {"description": "a dish"}},
+               "edge_types": {"kind_of": {"source": "dish", "target": "dish",
+                                          "label": "kind_of"}}}
+TRIFLE = "Which cold dessert is layered with sponge cake, custard and sherry?"
+
+
+@pytest.fixture(scope="module")
+def food(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A trifle, the sponge cake the question mentions as an ordinary phrase, and six
+    sponge cakes whose documents repeat the question's words: the walk around "sponge
+    cake" finds them, and their words would bury the trifle BM25 ranks first."""
+    from afr.lexical.index import build_lexical_index
+
+    nodes = [{"id": "trifle", "type": "dish", "name": "trifle",
+              "text": "a cold dessert of sponge cake soaked in sherry, layered with custard "
+                      "and fruit"},
+             {"id": "sponge", "type": "dish", "name": "sponge cake",
+              "text": "a light cake made with flour, sugar and beaten eggs"}]
+    edges = []
+    for i, name in enumerate(["genoise", "angel food cake", "chiffon cake", "madeleine",
+                              "ladyfinger", "swiss roll"]):
+        nodes.append({"id": f"s{i}", "type": "dish", "name": name,
+                      "text": f"{name}: a sponge cake, a light layered dessert cake soaked "
+                              "and served cold with fruit"})
+        edges.append((f"s{i}", "kind_of", "sponge"))
+    nodes += [{"id": f"o{i}", "type": "dish", "name": f"stew {i}",
+               "text": f"a hot meat stew number {i} with vegetables"} for i in range(20)]
+    base = tmp_path_factory.mktemp("food")
+    path = base / "food.duckdb"
+    store = _loaded(DuckDBStore(path), write_skb(base / "skb", FOOD_SCHEMA, nodes, edges))
+    build_lexical_index(store)
+    store.close()
+    yield path
+
+
+def test_untrusted_links_do_not_expand(food: Path) -> None:
+    """The graph-PRF leans only on trusted links: an ordinary phrase ("sponge cake") and
+    the hashing embedder's nearest node are not, so nothing expands the question, K7 is
+    its hybrid list (BM25's trifle first), and the trace says why. Expanding from the
+    phrase (as before) put the sponge cakes above the trifle."""
+    store = DuckDBStore(food)
+    try:
+        kar = Pipeline(store, _config()).ask(TRIFLE)
+        hybrid = Pipeline(store, settings_of(ask__method="hybrid", rerank__method="none",
+                                             llm__offline=True)).ask(TRIFLE)
+    finally:
+        store.close()
+    trace = kar.kar.to_dict()
+    trust = {e["text"]: e["trust"] for e in trace["entities"]}
+    assert trust["sponge cake"] == 0.0 and 0.0 < trust[TRIFLE] < 0.01
+    assert trace["triples"] and trace["expansion_source"] == "none"
+    assert trace["expansion_weight"] == 0.0 and trace["expanded_query"] == TRIFLE
+    assert "none of the links" in trace["expansion_note"]
+    assert [a.ext_id for a in kar.answers] == [a.ext_id for a in hybrid.answers]
+    assert kar.answers[0].ext_id == "trifle"
+    shown = CliRunner().invoke(cli, ["--db", str(food), "ask", TRIFLE, "--method", "kar",
+                                     "--offline", "--reranker", "none", "--explain"])
+    assert shown.exit_code == 0, shown.output
+    assert "trust 0.00: an ordinary phrase" in shown.output
+    assert "expansion: no expansion: none of the links" in shown.output
+
+
+def test_trusted_names_expand_by_their_confidence(demo: DuckDBStore) -> None:
+    """Names the question writes ("calendar module", "ValueError") are trusted links: the
+    expansion is built from their triples only (not from the hashing embedder's nearest
+    node, trusted 0.002) and weighs their link confidence."""
+    trace = Pipeline(demo, _config()).ask(QUESTION).kar.to_dict()
+    named = [e for e in trace["entities"] if e["source"] == "offline"]
+    assert named and all(0.4 <= e["trust"] <= 1.0 for e in named)
+    assert trace["expansion_weight"] == max(e["trust"] for e in named)
+    used = {e["entity"] for e in named}
+    assert str(len([t for t in trace["triples"] if t["entity"] in used])) in \
+        trace["expansion_note"]
 
 
 def _closed_port() -> str:
@@ -299,7 +391,8 @@ def test_llm_down_degrades_cleanly(demo: DuckDBStore) -> None:
     (warning,) = [w for w in result.warnings if w.startswith("LLM")]
     assert "KAR entity parsing" in warning and "graph-PRF" in warning
     assert result.kar.to_dict()["expansion_source"] == "graph_prf"
-    assert {a.ext_id for a in result.answers[1:3]} == GOLD  # as offline (test_offline_mode)
+    offline = Pipeline(demo, _config()).ask(QUESTION)
+    assert [a.ext_id for a in result.answers] == [a.ext_id for a in offline.answers]
 
 
 def test_failed_expansion_falls_back_to_graph_prf(demo: DuckDBStore) -> None:

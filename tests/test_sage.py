@@ -221,6 +221,24 @@ def test_the_seed_lists_next_answers_compete_with_the_neighbours(store: Store,
     assert len(neighbour_scores(0.0)) == 2 and sum(neighbour_scores(0.0)) == 0
     assert sum(neighbour_scores(1.0)) > 0
 
+def test_the_seed_lists_next_answers_keep_their_order(store: Store, tmp_path: Path) -> None:
+    """The pruning's scores decide where a neighbour enters, not the order of the seed
+    list's own answers: p6 before p5 stays so, though p5 has more of the question's words
+    (re-scored, BM25's near ties came out in another order than the seed list's)."""
+    ids = _toy(store, tmp_path)
+    name = {v: k for k, v in ids.items()}
+    _link(store, ids, [("p1", "p3", "doc", 0.9), ("p2", "p4", "doc", 0.8)])
+    question = "protein folding with deep learning"
+    qvec = query_vector(store, make_embedder("hash"), question)
+    seed_list = [Candidate(ids[p], "hybrid", None, 0.5) for p in ("p2", "p1", "p6", "p5")]
+    out, trace, _ = expand_list(store, qvec, question, seed_list, 6, ["paper"],
+                                SageSettings(k_seed=2))
+    assert [name[c.node_id] for c in out][:4] == ["p2", "p1", "p6", "p5"]
+    assert [c.source for c in out] == [SEED, SEED, FILL, FILL, NEIGHBOUR, NEIGHBOUR]
+    scores = [c.provenance["scores"]["fused"] for c in out[2:4]]
+    assert scores[0] < scores[1]  # kept in the seed list's order, not by score
+
+
 def test_relational_skip_rule() -> None:
     assert relational_skip(triplets=1, grounded=13, quota=13) is not None
     assert relational_skip(triplets=1, grounded=12, quota=13) is None

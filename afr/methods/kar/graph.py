@@ -39,6 +39,10 @@ class LinkedEntity:
     node_type: str | None
     node_id: int | None
     score: float | None
+    # How far the graph-PRF expansion may lean on this link, 0 to 1 (``run._trust``):
+    # only the offline expansion reads it; the LLM's judges the triples itself.
+    trust: float = 1.0
+    why: str = ""  # the reason for ``trust``, for --explain
 
 
 @dataclass

@@ -11,7 +11,10 @@ as the paper, BM25, or both fused with q's own BM25 list, the default). Step 8 (
 follow, as for every method.
 
 Offline (no LLM): K1 is the offline formalizer's entity linking and K6 a deterministic
-graph-PRF expansion; the run says so. A failing LLM degrades the same way, with a
+graph-PRF expansion; the run says so. That expansion is only as good as the links it walks
+from, so it is built from the triples of trusted links only and counts beside the
+question's own hybrid list (which leads) in proportion to that trust: with no trusted
+link, K7 is the question's hybrid list and the trace says why (``_trust``). A failing LLM degrades the same way, with a
 warning, and never loses the question. Settings: the ``[kar]`` section (``afr.settings``).
 """
 
@@ -49,9 +52,10 @@ from afr.methods.kar.graph import (
 from afr.methods.kar.parse import DocumentStructure, ParsedEntity, ask_entities
 from afr.retrieval.candidate import Candidate, Ranked
 from afr.retrieval.fusion import fuse
-from afr.retrieval.linking import named_entities
+from afr.retrieval.linking import MIN_LINK_CONFIDENCE, named_entities
+from afr.retrieval.linking import LinkedEntity as NamedEntity
 from afr.retrieval.lists import POOL
-from afr.retrieval.weights import dense_of
+from afr.retrieval.weights import dense_of, dense_trust
 from afr.store.base import Store
 from afr.store.skb import SkbSchema
 from afr.vectors.documents import build_documents
@@ -69,6 +73,10 @@ class KarTrace:
     expansions: list[str] = field(default_factory=list)
     expansion_source: str = "none"  # llm | graph_prf | none
     expanded_query: str = ""
+    # the weight of q′'s lists beside q's own in K7 (1 with the LLM's expansion; the
+    # graph-PRF's: the trust of the links it was built from), and why, for --explain
+    expansion_weight: float = 1.0
+    expansion_note: str = ""
     neighbours: int = 0  # nodes reached in K3, over all entities
     # plain vector search of q itself over the answer types (the paper's "Base"): K2's
     # link of the question is its top m_q, and the evaluation's "1+7" variant is it
@@ -86,6 +94,8 @@ class KarTrace:
             "expansion_source": self.expansion_source,
             "expansions": self.expansions,
             "expanded_query": self.expanded_query,
+            "expansion_weight": self.expansion_weight,
+            "expansion_note": self.expansion_note,
         }
 
 
@@ -102,17 +112,41 @@ def run_kar(session: Session, question: str, types: Sequence[str], turn: Turn,
         _expand_with_llm(session, question, turn, structures or [], names, documents, run)
     if run.expansion_source != "llm":
         with turn.timer.step("kar_6_graph_prf"):
-            text = graph_prf([(plain_relation(t, names, session.schema),
-                               documents.get(t.tail, "")) for t in run.triples],
-                             session.settings.kar.prf_chars)
-        run.expansions = [text] if text else []
-        run.expansion_source = "graph_prf" if text else "none"
+            _expand_offline(session, names, documents, run)
     run.expanded_query = expanded_query(question, run.expansions)
     with turn.timer.step("kar_7_retrieval"):
         dense, found = _final_retrieval(session, question, list(types) or None, run)
     run.candidates = [Candidate(n, "kar", None, dense.get(n), _provenance(n, run))
                       for n, _ in found]
     return run
+
+
+def _expand_offline(session: Session, names: dict[int, str], documents: dict[int, str],
+                    run: KarTrace) -> None:
+    """K6 without the LLM: the graph-PRF text of the triples whose link is trusted, and
+    its weight in K7, the most trusted of those links. Nothing reads the triples for
+    their relevance as the LLM does, so an untrusted link's neighbourhood would only add
+    the words of nodes near a wrong start and push q's own answers down."""
+    trust = {e.entity: e.trust for e in run.entities}
+    # A link trusted less than the linking makes links at all is no link to walk from:
+    # its triples would ride on a trusted link's weight.
+    used = [t for t in run.triples if trust.get(t.entity, 0.0) >= MIN_LINK_CONFIDENCE]
+    text = graph_prf([(plain_relation(t, names, session.schema), documents.get(t.tail, ""))
+                      for t in used], session.settings.kar.prf_chars)
+    run.expansions = [text] if text else []
+    run.expansion_source = "graph_prf" if text else "none"
+    run.expansion_weight = max((trust[t.entity] for t in used), default=0.0) if text else 0.0
+    if text:
+        run.expansion_note = (f"graph-PRF of {len(used)} of {len(run.triples)} triples "
+                              f"(those of links trusted {MIN_LINK_CONFIDENCE} or more), "
+                              f"weighted {run.expansion_weight:.2f} beside the question's "
+                              "own lists")
+    elif run.triples:
+        run.expansion_note = (f"no expansion: none of the links the triples start from is "
+                              f"trusted {MIN_LINK_CONFIDENCE} or more (see the entities); "
+                              "K7 is the question's hybrid list")
+    else:
+        run.expansion_note = "no expansion: no triples; K7 is the question's hybrid list"
 
 
 def _final_retrieval(session: Session, question: str, types: list[str] | None,
@@ -141,9 +175,32 @@ def _final_retrieval(session: Session, question: str, types: list[str] | None,
     # its own it can bury the question's words.
     own = bm25(store, question, params=settings.bm25, types=types, k=depth)
     ranking = settings.ranking
-    fused = fuse([(vss, dense_of(ranking)), (lexical, ranking.lexical),
-                  (own, ranking.lexical)], method=ranking.fusion, rrf_k=ranking.rrf_k)
-    return dict(vss), fused[:k]
+    if run.expansion_source == "llm":
+        signals = [(vss, dense_of(ranking)), (lexical, ranking.lexical),
+                   (own, ranking.lexical)]
+    else:
+        signals = _offline_signals(session, question, types, depth, vss, lexical, own, run)
+    fused = fuse(signals, method=ranking.fusion, rrf_k=ranking.rrf_k)
+    # the similarities to q where the list of q's own leads (offline), else to q′
+    return {**dict(vss), **dict(signals[0][0])}, fused[:k]
+
+
+def _offline_signals(session: Session, question: str, types: list[str] | None, depth: int,
+                     vss: Ranked, lexical: Ranked, own: Ranked, run: KarTrace
+                     ) -> list[tuple[Ranked, float]]:
+    """K7's lists after the graph-PRF: the question's own hybrid lists (its similarity and
+    its BM25) at their weights, and q′'s at those weights times the expansion's trust.
+    The expansion thus adds evidence, never more than the question's own words: with no
+    trusted link (weight 0, q′ = q) the result is the hybrid method's list."""
+    ranking = session.settings.ranking
+    own_vss = search(session.store, "doc_rel",
+                     query_vector(session.store, session.embedder, question), depth,
+                     types=types) if run.expanded_query != question else vss
+    signals = [(own_vss, dense_of(ranking)), (own, ranking.lexical)]
+    weight = run.expansion_weight
+    if run.expanded_query != question and weight > 0.0:
+        signals += [(vss, dense_of(ranking) * weight), (lexical, ranking.lexical * weight)]
+    return signals
 
 
 def _parse(session: Session, question: str, turn: Turn,
@@ -180,6 +237,7 @@ def _neighbourhood(session: Session, question: str, qvec: np.ndarray, types: Seq
                                                          settings.m_q))
         run.entities = _link(store, session.schema, session.embedder, question,
                              run.base[:settings.m_q], parsed)
+        _trust(run.entities, session)
     starts = [e.node_id for e in run.entities if e.node_id is not None]
     with timer.step("kar_3_4_neighbours"):
         hoods = neighbourhoods(store, starts, hops=settings.hops,
@@ -233,14 +291,45 @@ def _link(store: Store, schema: SkbSchema, embedder: Embedder, question: str,
         out.append(LinkedEntity(0, "question", question, None, None, None))
     if parsed is None:  # offline, or the parse failed
         for ent in named_entities(store, question, schema):
+            trust, why = _offline_trust(ent)
             out.append(LinkedEntity(len(out), "offline", ent.mention, ent.node_type,
-                                    ent.node_id, 1.0))
+                                    ent.node_id, 1.0, trust, why))
         return out
     for ent in parsed:
         hit = link_entity(store, embedder, ent.text, ent.node_type)
         out.append(LinkedEntity(len(out), "llm", ent.text, ent.node_type,
                                 hit[0] if hit else None, hit[1] if hit else None))
     return out
+
+
+def _trust(entities: Sequence[LinkedEntity], session: Session) -> None:
+    """How far the graph-PRF may lean on each link (``LinkedEntity.trust``), as the offline
+    formalizer trusts its entities (``afr.methods.af.offline._support``):
+    - the question's own link is its nearest node by vectors: trusted as far as the fusion
+      trusts the embedder (``dense_trust``: the hashing embedder next to nothing);
+    - a name the question writes (capitalised, quoted, typed by a type word) is trusted
+      as much as its link is sure (``afr.retrieval.linking``'s confidence);
+    - an ordinary phrase that happens to name a node is not: its words are the question's,
+      which BM25 already weighs, and its neighbours are no evidence (WordNet: "sponge
+      cake" in a question about a trifle);
+    - an entity the LLM parsed keeps full trust: the LLM chose it.
+    Links trusted less than ``MIN_LINK_CONFIDENCE`` are not walked from (``_expand_offline``)."""
+    embedder_trust = dense_trust(session.settings.ranking)
+    for e in entities:
+        if e.source == "question":
+            e.trust = embedder_trust
+            e.why = (f"the question's nearest node by vectors: trusted as the fusion trusts "
+                     f"the embedder ({embedder_trust:.3f})")
+        elif e.source == "llm":
+            e.trust, e.why = 1.0, "parsed by the LLM"
+
+
+def _offline_trust(ent: NamedEntity) -> tuple[float, str]:
+    """(trust, why) of an entity the offline linking found (see ``_trust``)."""
+    if ent.ordinary:
+        return 0.0, ("an ordinary phrase that names a node: its words are the question's, "
+                     "which BM25 already weighs")
+    return ent.confidence, f"a name the question writes (link confidence {ent.confidence:.2f})"
 
 
 def _names_and_documents(store: Store, triples: Sequence[Triple], doc_chars: int

@@ -12,8 +12,11 @@ similarity graph (``node_sim``, built by ``afr index --similarity``).
 4. the list: the seeds in seed order, then k − |seeds| more by fused score: the
    neighbours and (``compete``, afr's default) the seed list's next answers, scored
    alike, so a neighbour enters by outscoring what the seed list had (off: the paper's
-   top neighbours alone); when there are too few, the seed list's next answers fill the
-   rest. The dense weight is scaled by the fusion's trust in the embedder.
+   top neighbours alone); the seed list's own answers (neighbours or not) keep its order
+   (the pruning's scores only decide where a neighbour enters: re-scored, BM25's near
+   ties would come out in another order than the seed list's fusion gave them, for no
+   evidence); when there are too few, the seed list's next answers fill the rest. The
+   dense weight is scaled by the fusion's trust in the embedder.
 
 Policy ``skip_if_relational`` (the paper's "−Edge" variant, our default): no expansion
 when the seeds came from a Cypher query with a relation in the target's component whose
@@ -112,6 +115,26 @@ def prune(store: Store, qvec: np.ndarray, question: str, ids: Sequence[int],
             for n in order]
 
 
+def _merged(ranked: list[tuple[int, float, float | None, float | None]], rest: list[int],
+            n: int) -> list[tuple[int, float, float | None, float | None]]:
+    """The first ``n`` of the neighbours (in ``ranked``'s order) and the seed list's next
+    answers (``rest``, in the seed list's order), merged: a neighbour goes before the next
+    of ``rest`` only if it scores higher."""
+    row, seeded = {r[0]: r for r in ranked}, set(rest)
+    own = [row[node] for node in rest if node in row]
+    others = [r for r in ranked if r[0] not in seeded]
+    out = []
+    i = j = 0
+    while len(out) < n and (i < len(own) or j < len(others)):
+        if j < len(others) and (i >= len(own) or others[j][1] > own[i][1]):
+            out.append(others[j])
+            j += 1
+        else:
+            out.append(own[i])
+            i += 1
+    return out
+
+
 def relational_skip(*, triplets: int, grounded: int, quota: int) -> str | None:
     """The −Edge rule: why a relational Cypher's list is not expanded (None: expand)."""
     if triplets > 0 and grounded >= max(quota, 1):
@@ -146,16 +169,16 @@ def expand_list(store: Store, qvec: np.ndarray, question: str, seed_list: list[C
     trace.neighbours = len(found)
     link = {n.node_id: n for n in found}
     # with ``compete``, the seed list's next answers stand beside the neighbours: the
-    # expansion then only adds neighbours that outscore what the seed list had
-    rest = {c.node_id: c for c in seed_list[len(seeds):] if c.node_id not in link} \
-        if settings.compete else {}
-    ranked = prune(store, qvec, question, [*link, *rest],
+    # expansion then only adds neighbours that outscore what the seed list had; an answer
+    # the seed list has is its, in its place, even when it is a neighbour too
+    rest = {c.node_id: c for c in seed_list[len(seeds):]} if settings.compete else {}
+    ranked = prune(store, qvec, question, [*(n for n in link if n not in rest), *rest],
                    types if settings.same_type else None, settings, params,
                    dense_trust=dense_trust)
     out = [Candidate(c.node_id, SEED, c.level, c.vss_score, {
         **c.provenance, "sage": {"role": "seed", "seed_rank": rank, "strand": c.source}})
         for rank, c in enumerate(seeds, 1)]
-    for node, fused, dense, lexical in ranked[:max(k - len(seeds), 0)]:
+    for node, fused, dense, lexical in _merged(ranked, list(rest), max(k - len(seeds), 0)):
         scores = {"fused": fused, "dense": dense, "bm25": lexical}
         if node in rest:
             c = rest[node]
