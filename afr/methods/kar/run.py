@@ -11,11 +11,12 @@ as the paper, BM25, or both fused with q's own BM25 list, the default). Step 8 (
 follow, as for every method.
 
 Offline (no LLM): K1 is the offline formalizer's entity linking and K6 a deterministic
-graph-PRF expansion; the run says so. That expansion is only as good as the links it walks
-from, so it is built from the triples of trusted links only and counts beside the
+graph-PRF expansion; the run says so. That expansion is only as good as the links it
+walks from, so it is built from the triples of trusted links only and counts beside the
 question's own hybrid list (which leads) in proportion to that trust: with no trusted
-link, K7 is the question's hybrid list and the trace says why (``_trust``). A failing LLM degrades the same way, with a
-warning, and never loses the question. Settings: the ``[kar]`` section (``afr.settings``).
+link, K7 is the question's hybrid list and the trace says why (``_trust``). A failing
+LLM degrades the same way, with a warning, and never loses the question. Settings: the
+``[kar]`` section (``afr.settings``).
 """
 
 from __future__ import annotations
@@ -151,10 +152,10 @@ def _expand_offline(session: Session, names: dict[int, str], documents: dict[int
 
 def _final_retrieval(session: Session, question: str, types: list[str] | None,
                      run: KarTrace) -> tuple[dict[int, float], Ranked]:
-    """K7: the expanded query's (``run.expanded_query``) list by ``[kar] retriever``, and the cosine similarities
-    of the nodes the dense search scored. The hybrid's dense list weighs what the fusion
-    trusts the embedder with (the hashing embedder next to nothing), so KAR gains from
-    the expansion whatever the embedder."""
+    """K7: the expanded query's (``run.expanded_query``) list by ``[kar] retriever``, and
+    the cosine similarities of the nodes the dense search scored. The hybrid's dense list
+    weighs what the fusion trusts the embedder with (the hashing embedder next to
+    nothing), so KAR gains from the expansion whatever the embedder."""
     store, settings = session.store, session.settings
     k, retriever = settings.ask.k, settings.kar.retriever
     if retriever != "vss" and not has_lexical_index(store):
