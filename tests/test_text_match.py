@@ -120,9 +120,9 @@ UNICODE_VALUES = ["straße", "MÜNCHEN", "école", "σοφία", "ΣΟΦΊΑ", "
 
 
 def test_text_conditions_fold_case_as_lower_does(store: Store, tmp_path: Path) -> None:
-    """text_match.sql (ILIKE against a lower-cased pattern) selects exactly the nodes
-    whose lower-cased text holds the lower-cased value, as ``lower(text) LIKE`` computes
-    it on that store, for text beyond ASCII."""
+    """Every store's form of text_match.sql (DuckDB's own: ILIKE against the lower-cased
+    pattern) selects exactly the nodes whose lower-cased text holds the lower-cased
+    value, as ``lower(text) LIKE`` computes it on that store, for text beyond ASCII."""
     _fold_case_as_lower_does(store, tmp_path)
 
 
