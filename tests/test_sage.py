@@ -196,11 +196,7 @@ def test_the_seed_lists_next_answers_compete_with_the_neighbours(store: Store,
                                                                  tmp_path: Path) -> None:
     """``compete`` (the default): a neighbour enters only by outscoring the seed list's
     next answers; the paper's rule puts every neighbour first."""
-    ids = _toy(store, tmp_path)
-    name = {v: k for k, v in ids.items()}
-    _link(store, ids, [("p1", "p3", "doc", 0.9), ("p2", "p4", "doc", 0.8)])
-    question = "protein folding with deep learning"
-    qvec = query_vector(store, make_embedder("hash"), question)
+    ids, name, question, qvec = _linked_toy(store, tmp_path)
     seed_list = [Candidate(ids[p], "hybrid", None, 0.5) for p in ("p2", "p1", "p5", "p6")]
     paper, _, _ = expand_list(store, qvec, question, seed_list, 4, ["paper"],
                               SageSettings(k_seed=2, compete=False))
@@ -221,15 +217,22 @@ def test_the_seed_lists_next_answers_compete_with_the_neighbours(store: Store,
     assert len(neighbour_scores(0.0)) == 2 and sum(neighbour_scores(0.0)) == 0
     assert sum(neighbour_scores(1.0)) > 0
 
+
+def _linked_toy(store: Store, tmp_path: Path):
+    """The toy papers with p1–p3 and p2–p4 linked by similarity, a question and its
+    vector: (ids by name, names by id, question, vector)."""
+    ids = _toy(store, tmp_path)
+    _link(store, ids, [("p1", "p3", "doc", 0.9), ("p2", "p4", "doc", 0.8)])
+    question = "protein folding with deep learning"
+    return (ids, {v: k for k, v in ids.items()}, question,
+            query_vector(store, make_embedder("hash"), question))
+
+
 def test_the_seed_lists_next_answers_keep_their_order(store: Store, tmp_path: Path) -> None:
     """The pruning's scores decide where a neighbour enters, not the order of the seed
     list's own answers: p6 before p5 stays so, though p5 has more of the question's words
     (re-scored, BM25's near ties came out in another order than the seed list's)."""
-    ids = _toy(store, tmp_path)
-    name = {v: k for k, v in ids.items()}
-    _link(store, ids, [("p1", "p3", "doc", 0.9), ("p2", "p4", "doc", 0.8)])
-    question = "protein folding with deep learning"
-    qvec = query_vector(store, make_embedder("hash"), question)
+    ids, name, question, qvec = _linked_toy(store, tmp_path)
     seed_list = [Candidate(ids[p], "hybrid", None, 0.5) for p in ("p2", "p1", "p6", "p5")]
     out, trace, _ = expand_list(store, qvec, question, seed_list, 6, ["paper"],
                                 SageSettings(k_seed=2))
