@@ -1,8 +1,8 @@
 """BM25 from memory-mapped postings, for a DuckDB store: the same scores as the SQL.
 
 DuckDB reaches a term's postings by scanning the row groups that hold it, and plans each
-BM25 statement afresh (2–3 ms of a 9 ms median statement on the WordNet SKB; 16 ms of
-each question's steps 3–7). ``afr index`` therefore also writes the postings, per node
+BM25 statement afresh (2–3 ms of a 9 ms median statement on the WordNet SKB; about 19 ms
+of each dev question's steps 3–7). ``afr index`` therefore also writes the postings, per node
 type and term, to a file beside the store (``<store>.vectors/lexical.afrlex``), as
 ``afr embed`` writes the vector matrices: any process maps it and scores a query by
 reading only its terms' postings. PostgreSQL reaches them through its B-tree indexes and
@@ -83,7 +83,7 @@ class TypePostings:
 
 @dataclass
 class MemoryPostings:
-    """The postings of every indexed type, mapped from the file (or built in memory)."""
+    """The postings of every indexed type, mapped from the file."""
 
     types: dict[str, TypePostings]
     node_ids: np.ndarray  # int64
