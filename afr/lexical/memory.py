@@ -42,8 +42,7 @@ _MAGIC = b"AFRLEX1\0"
 def drop_version(store: Store) -> None:
     """The index is changing: no postings file matches it until a build completes. Call
     inside the transaction that changes it."""
-    store.run("meta/delete.sql", {"key": VERSION_KEY})
-    store.runtime.facts.pop("meta", None)
+    store.delete_meta_value(VERSION_KEY)
 
 
 def new_version(store: Store) -> None:

@@ -514,6 +514,11 @@ class Store(ABC):
         self.run("meta/set.sql", {"key": key, "value": value})
         self.runtime.facts.pop("meta", None)
 
+    def delete_meta_value(self, key: str) -> None:
+        """Delete such a meta value (``set_meta_value``'s counterpart)."""
+        self.run("meta/delete.sql", {"key": key})
+        self.runtime.facts.pop("meta", None)
+
     def sidecar_dir(self) -> Path | None:
         """Where files derived from the store (memory-mapped vector matrices) live next to
         it: a folder beside a store file; None for stores that are not files."""
