@@ -40,6 +40,9 @@ def match_text(store: Store, conditions: Sequence[Condition], *, field: Field,
         if not id_list:
             return []
         params["ids"] = id_list
+    # name conditions also look at aliases, which only the nodes table joins
+    lower_texts = field == "text" and store.has_lower_texts()
     rows = store.run("lexical/text_match.sql", params, ids=id_list is not None,
-                     node_type=node_type is not None, conditions=conds)
+                     node_type=node_type is not None, conditions=conds,
+                     lower_texts=lower_texts)
     return [int(r[0]) for r in rows]

@@ -467,6 +467,12 @@ class Store(ABC):
         of the edges."""
         return self.meta_fact("skb_edge_presence") == "1"
 
+    def has_lower_texts(self) -> bool:
+        """Whether the load stored every node's text lower-cased (``node_lower_texts``,
+        sql/load/indexes.*.sql), which text conditions read instead of folding each text
+        per question."""
+        return self.meta_fact("skb_lower_texts") == "1"
+
     # -- schema and metadata -------------------------------------------------------------
 
     def init(self) -> None:

@@ -28,3 +28,17 @@ CREATE INDEX edge_presence_node ON edge_presence (node, type, side, nbr_type);
 ANALYZE edge_presence;
 DELETE FROM afr_meta WHERE key = 'skb_edge_presence';
 INSERT INTO afr_meta (key, value) VALUES ('skb_edge_presence', '1')
+;
+-- node_lower_texts: every node's text lower-cased once, in (type, id) order, so that a
+-- text condition (text_match.sql) LIKEs stored lower-case text instead of calling lower()
+-- on every text of the type per question. Rebuilt whole by every load, inside its
+-- transaction; 'skb_lower_texts' marks a store that has it.
+DROP TABLE IF EXISTS node_lower_texts;
+CREATE TABLE node_lower_texts AS
+SELECT type, id, lower(coalesce(text, '')) AS text
+FROM nodes
+ORDER BY type, id;
+CREATE INDEX node_lower_texts_type ON node_lower_texts (type, id);
+ANALYZE node_lower_texts;
+DELETE FROM afr_meta WHERE key = 'skb_lower_texts';
+INSERT INTO afr_meta (key, value) VALUES ('skb_lower_texts', '1')
