@@ -138,6 +138,45 @@ def test_a_stale_or_damaged_file_is_never_read(duck_store: DuckDBStore,
         fresh.close()
 
 
+def test_an_index_changed_by_an_older_afr_is_not_read_from_the_file(
+        duck_store: DuckDBStore, tmp_path: Path) -> None:
+    """An afr from before postings files rewrites the index without dropping the file's
+    version; the counts checked at opening (postings, documents and length per type) tell
+    the file is not that index's, and BM25 stays in SQL."""
+    load_skb_dir(duck_store, corpus(tmp_path, 200, seed=4), progress=False)
+    build_lexical_index(duck_store, progress=False)
+    before = bm25(duck_store, "word1 word7 word40", k=10)
+    top = before[0][0]
+    # what such an afr's re-index of node `top` (now without text) leaves: no postings,
+    # no document, its type's statistics without it; the version untouched
+    (node_type, length), = duck_store.query(
+        "SELECT type, len FROM lex_docs WHERE node_id = $n", {"n": top})
+    duck_store.execute("DELETE FROM lex_postings WHERE node_id = $n", {"n": top})
+    duck_store.execute("DELETE FROM lex_docs WHERE node_id = $n", {"n": top})
+    duck_store.execute("UPDATE lex_stats SET n_docs = n_docs - 1, total_len = total_len - $l "
+                       "WHERE type = $t", {"l": length, "t": node_type})
+    fresh = DuckDBStore(duck_store.path)
+    try:
+        assert fresh.meta_fact(VERSION_KEY) == duck_store.meta_fact(VERSION_KEY)
+        assert memory_postings(fresh) is None
+        after = bm25(fresh, "word1 word7 word40", k=10)
+        assert top not in [n for n, _ in after]  # the SQL's rows: the file still has it
+        # a node re-indexed with other words of the same total length: only the number
+        # of postings tells
+        build_lexical_index(fresh, progress=False)
+        assert memory_postings(fresh) is not None
+        fresh.execute("DELETE FROM lex_postings WHERE node_id = $n AND term = "
+                      "(SELECT min(term) FROM lex_postings WHERE node_id = $n)",
+                      {"n": before[1][0]})
+    finally:
+        fresh.close()
+    again = DuckDBStore(duck_store.path)
+    try:
+        assert memory_postings(again) is None
+    finally:
+        again.close()
+
+
 def test_an_index_older_than_postings_files_gets_one(duck_store: DuckDBStore,
                                                     tmp_path: Path) -> None:
     """An index built before afr wrote postings files (no version, no file) gets both

@@ -10,7 +10,9 @@ Spark keeps them on its executors; both score in SQL (``Store.maps_postings``).
 
 The file is versioned by a key in afr_meta that every change of the index removes and
 every completed build sets anew (``skb_``: a reload of the SKB clears it too): a file of
-another version is never read, and BM25 falls back to the SQL.
+another version is never read, and BM25 falls back to the SQL. Opening also checks the
+file's counts against the index's (an afr from before these files changes the index
+without touching the version).
 
 The scores are the SQL's: the same IDF and term weights, computed in the same order with
 the same operations in float64, summed per node and rounded to 1e-9 as
@@ -268,6 +270,20 @@ def memory_postings(store: Store) -> MemoryPostings | None:
     with runtime.lock:
         if runtime.postings_version != version:
             path = postings_path(store)
-            runtime.postings = open_postings(path, version) if path is not None else None
+            postings = open_postings(path, version) if path is not None else None
+            runtime.postings = postings if postings is not None and \
+                _matches_index(store, postings) else None
             runtime.postings_version = version
         return runtime.postings
+
+
+def _matches_index(store: Store, postings: MemoryPostings) -> bool:
+    """Whether the mapped file holds as many postings, and per type the same document
+    count and total length, as the index in SQL. The version alone misses one change: an
+    afr from before the file existed rewrites the index without dropping the version, and
+    that rewrite almost always changes these counts. One small read per opening."""
+    (row,) = store.run("lexical/memory_check.sql")
+    stats = {r.type: (int(r.n_docs), int(r.total_len)) for r in store.run(
+        "lexical/memory_types.sql")}
+    mapped = {t: (p.n_docs, p.total_len) for t, p in postings.types.items()}
+    return int(row.postings) == len(postings.node_ids) and stats == mapped
