@@ -153,3 +153,27 @@ def test_type_checks_the_edges_imply_are_left_out(store: Store, tmp_path: Path) 
     # had `writes` also linked an author to a field, the papers' check would stay
     wider = EdgeEndpoints(endpoints.pairs | {("writes", "author", "field")})
     assert type_checks(wider) == 2
+
+
+def test_a_target_of_fewer_than_k_nodes_is_grounded_once(store: Store,
+                                                         tmp_path: Path) -> None:
+    """When the target's own domain holds fewer than k nodes (its text conditions left a
+    handful), no stage can reach k: the full grounding runs alone, one statement where
+    the stages would have run two, with the answers the stages would have found."""
+    make(store, tmp_path)
+    # 12 candidates (the last six are papers, which the type check drops): a stage at
+    # level 8 would cut them
+    ranked = (3, 1, 5, 0, 2, 4, 10, 11, 12, 13, 14, 15)
+    query = q([GSymbol("a", "author", candidates=ranked),
+               GSymbol("p", "paper", allowed=(11, 12))],
+              [GTriplet("a", "writes", "p")], "p")
+    ground(store, query, k=20, l_max=100)  # the store's facts (schema, edges) read once
+    before = store.statements
+    result = ground(store, query, k=20, l_max=100)
+    assert store.statements - before == 1
+    assert result.answers == [(11, 2), (12, 5)]
+    wider = q([GSymbol("a", "author", candidates=ranked), GSymbol("p", "paper")],
+              [GTriplet("a", "writes", "p")], "p")
+    before = store.statements
+    assert ground(store, wider, k=20, l_max=100).answers[:2] == [(13, 1), (11, 2)]
+    assert store.statements - before == 2  # stage 8, then the full grounding

@@ -127,3 +127,38 @@ def test_deferred_path_is_exercised_on_the_paper_ranking(synth_store) -> None:
             for n in s.notes)
         for r in rows)
     assert skipped >= 1
+
+
+def test_a_target_of_fewer_than_k_nodes_is_grounded_once(demo_path, monkeypatch) -> None:
+    """A text condition leaves the target one node: the exact name alone cannot ground
+    k answers, so the similarity search runs first and the query is grounded once (not
+    with the exact name, then per stage), with the answers and candidates of the search
+    run up front."""
+    import afr.ground.run as run
+
+    cypher = ("MATCH (e:exception)-[:exception_inherits_from_exception]->"
+              "(b:exception {name: 'ValueError'}) WHERE e.text CONTAINS 'month' RETURN e")
+    question = "Which exceptions about months inherit from ValueError?"
+    statements = []
+    original = run._answers
+
+    def counted(*args, **kwargs):
+        statements.append(1)
+        return original(*args, **kwargs)
+
+    store = DuckDBStore(demo_path)
+    try:
+        config = settings_of(llm__offline=True, ask__log=False, ask__k=20)
+        monkeypatch.setattr(run, "_answers", counted)
+        deferred = Pipeline(store, config).ask(question, cypher=cypher)
+        assert len(statements) == 1
+        assert [a.ext_id for a in deferred.answers[:1]] == [
+            "exception:calendar.IllegalMonthError"]
+        _up_front(monkeypatch)
+        reference = Pipeline(store, config).ask(question, cypher=cypher)
+    finally:
+        store.close()
+    assert deferred.grounding.answers == reference.grounding.answers
+    assert {v: s.ids for v, s in deferred.symbols.items()} == \
+        {v: s.ids for v, s in reference.symbols.items()}
+    assert not any("not searched" in n for s in deferred.symbols.values() for n in s.notes)

@@ -91,6 +91,17 @@ class GroundingQuery:
     triplets: tuple[GTriplet, ...]
     target: str
 
+    def most_answers(self) -> int | None:
+        """At most how many answers the grounding can find: the size of the target's own
+        domain (a constant's candidates, a variable's allowed nodes); None when the target
+        may be any node of its type."""
+        target = self.symbols[self.target]
+        if target.candidates is not None:
+            return len(target.candidates)
+        if target.allowed is not None:
+            return len(target.allowed)
+        return None
+
 
 @dataclass
 class GroundingResult:

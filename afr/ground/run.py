@@ -35,11 +35,16 @@ def ground(store: Store, query: GroundingQuery, *, k: int = 20, l_max: int = 100
     constant's candidates of levels ≤ s yields exactly the answers of levels ≤ s; when
     they are already ≥ k, the stop rule fires there and the result is the one of the full
     grounding, without expanding hubs for candidates it never needs. ``stages``: the
-    bounds s tried in turn before the full grounding. ``rule``: the scope schedule
-    (``afr.ground.schedule``)."""
+    bounds s tried in turn before the full grounding, unless the target's domain holds
+    fewer than k nodes. ``rule``: the scope schedule (``afr.ground.schedule``)."""
     started = time.perf_counter()
     directed = edge_directions(store)
     schedule = scope_schedule(l_max, rule)
+    most = query.most_answers()
+    if most is not None and most < k:
+        # fewer than k nodes can answer (a target restricted by its text conditions): no
+        # stage can reach k, so each would only repeat the full grounding's fixed cost
+        stages = ()
     for bound in stages:
         staged = _stage(query, schedule, bound)
         if staged is None:

@@ -116,8 +116,15 @@ def _symbols_and_grounding(session: Session, out: GroundedCypher, timer: Timer, 
             out.result = ground(store, out.query, k=k, l_max=af.l_max, rule=af.schedule) \
                 if out.query is not None else None
 
-    step5()
     deferred = [var for var, s in out.symbols.items() if s.deferred is not None]
+    if deferred and _fewer_than_k_can_answer(out, k):
+        # The exact names alone cannot ground k answers, so the similarity searches run
+        # whatever that grounding finds: run them first and ground once.
+        with timer.step("4_symbols"):
+            complete_symbols(store, embedder, out.symbols, l_max=af.l_max)
+        step5()
+        return
+    step5()
     if not deferred:
         return
     if out.result is not None and len(out.result.answers) >= k:
@@ -133,6 +140,14 @@ def _symbols_and_grounding(session: Session, out: GroundedCypher, timer: Timer, 
     with timer.step("4_symbols"):
         complete_symbols(store, embedder, out.symbols, l_max=af.l_max)
     step5()
+
+
+def _fewer_than_k_can_answer(out: GroundedCypher, k: int) -> bool:
+    """Whether the target's own domain (its text conditions' nodes, a named target's
+    candidates) holds fewer than k nodes, before the deferred searches complete it."""
+    query = grounding_query(out.resolved, out.symbols)
+    most = query.most_answers() if query is not None else None
+    return most is not None and most < k
 
 
 def fix_cypher(graph: QueryGraph, schema: SkbSchema, catalog: AttributeCatalog, *,
