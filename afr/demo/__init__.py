@@ -12,6 +12,7 @@ from pathlib import Path
 
 from afr.errors import StoreError
 from afr.lexical import Tokenizer, has_lexical_index, index_tokenizer
+from afr.lexical.memory import VERSION_KEY as POSTINGS_VERSION_KEY
 from afr.resources import demo_skb_dir
 from afr.settings import BM25Settings, StoreSettings, cache_dir
 from afr.store import (
@@ -53,11 +54,15 @@ def _holds_ready_demo(store: Store) -> bool:
     # A demo of an older schema is built again: it lacks what newer methods need (the
     # similarity graph is built with the demo since schema 7), as is one loaded before
     # loads recorded which node types each edge type connects (the grounding's checks),
-    # and one whose lexical index has other terms than the default tokeniser makes.
+    # and one whose lexical index has other terms than the default tokeniser makes; and
+    # one built before loads kept the texts lower-cased or indexes wrote a postings file
+    # (`afr info` would suggest commands for them that reach ./afr.duckdb, not the demo).
     return (store.schema_version() == SCHEMA_VERSION and bool(store.skb_name())
             and store.embedding_model("doc_rel") is not None
             and store.get_meta(DOCUMENTS_VERSION_KEY) == DOCUMENTS_VERSION
             and store.get_meta("skb_edge_pairs") is not None
+            and store.has_lower_texts()
+            and store.get_meta(POSTINGS_VERSION_KEY) is not None
             and has_lexical_index(store)
             and index_tokenizer(store) == Tokenizer.of(BM25Settings()))
 
