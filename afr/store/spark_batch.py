@@ -116,12 +116,14 @@ class Gatherer:
             self._preparing += 1
         try:
             key, prepared = self._prepare(sql, params)  # outside the lock: Spark analyses it
-        finally:
+        except BaseException:
             with self._cond:
                 self._preparing -= 1
                 self._cond.notify_all()  # a window may have run out meanwhile
+            raise
         mine = _Read(sql, params, prepared)
-        with self._cond:
+        with self._cond:  # prepared and queued at once: no group runs in between
+            self._preparing -= 1
             group = self._open.setdefault(key, _Group(time.monotonic()))
             group.reads.append(mine)
             self._cond.notify_all()
