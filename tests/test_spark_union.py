@@ -119,6 +119,19 @@ def test_a_union_runs_fewer_jobs_than_its_reads_alone(store) -> None:
     assert 0 < _last_job(store) - together < together - alone
 
 
+def test_a_union_of_ordered_reads_is_one_job(store) -> None:
+    # an ORDER BY over several partitions would sample its input in a job of its own,
+    # one per branch: gathered reads shuffle into one partition
+    reads = {"desc": SAME_SHAPE["desc"], "upper": SAME_SHAPE["upper"],
+             "names": ("SELECT id, name FROM afr_u WHERE name <> :skip ORDER BY name DESC",
+                       {"skip": "b"}, [(4, "d"), (3, "c"), (1, "a")])}
+    before = _last_job(store)
+    got, unions = _read_together(store, reads)
+    assert {name: [tuple(r) for r in got[name][1]] for name in got} == {
+        name: rows for name, (_, _, rows) in reads.items()}
+    assert len(unions) == 1 and _last_job(store) - before == 1
+
+
 def test_a_failing_branch_fails_only_its_caller(store) -> None:
     failing = ("SELECT id, name FROM afr_u WHERE assert_true(id < :lo) IS NULL ORDER BY id",
                {"lo": 2}, None)
