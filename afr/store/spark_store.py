@@ -270,7 +270,7 @@ class SparkStore(Store):
     def query_with_columns(
         self, sql: str, params: dict[str, Any] | None = None, *, max_rows: int | None = None
     ) -> tuple[list[str], list[tuple]]:
-        # A read of an eval thread waits for the same statement of the others (see
+        # A read of an eval thread waits for the others' reads of its result shape (see
         # afr.store.spark_batch); one inside a transaction or under the lock runs now.
         if (max_rows is None and self.gatherer.is_joined() and not self.lock._is_owned()
                 and isinstance(_parsed(sql), exp.Query)):
