@@ -145,7 +145,8 @@ def step(store: str, name: str, args: list[str], env: dict[str, str], work: Path
     events = None
     if env["AFR_DB"].startswith("spark://"):
         events = work / "events" / f"{store}-{name}"
-        events.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(events, ignore_errors=True)  # a run with the same --work: its own jobs
+        events.mkdir(parents=True)
         env["PYSPARK_SUBMIT_ARGS"] = (  # one plain-text log: Spark 4 compresses and rolls
             f"--conf spark.eventLog.enabled=true --conf spark.eventLog.dir=file://{events} "
             "--conf spark.eventLog.compress=false "

@@ -6,6 +6,7 @@ that records what ran together (tests/test_same_answers.py runs the real one).""
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -20,9 +21,9 @@ class Recorder:
         self.runs: list[list[tuple[str, int]]] = []
 
     def __call__(self, reads):
-        self.runs.append([(sql, params["v"]) for sql, params in reads])
+        self.runs.append([(sql, params["v"]) for sql, params, _ in reads])
         return [StoreError(f"bad {p['v']}") if p["v"] < 0 else (["x"], [(sql, p["v"])])
-                for sql, p in reads]
+                for sql, p, _ in reads]
 
 
 def _ask_in_threads(gatherer: Gatherer, plans: list[list[tuple[str, int]]]) -> list[list]:
@@ -100,3 +101,41 @@ def test_a_failing_union_fails_every_caller_not_the_gatherer() -> None:
     with pytest.raises(StoreError), gatherer.joined():
         gatherer.read("s", {"v": 3})
 
+
+
+def _by_shape(sql: str, params: dict) -> tuple[str, str]:
+    """A stand-in for the store's analysis: the statement's shape is its text's prefix."""
+    return sql.split(":")[0], f"prepared {sql}"
+
+
+def test_reads_of_different_text_and_the_same_shape_run_together_others_never() -> None:
+    runs = Recorder()
+    prepared: list[str] = []
+
+    def run_together(reads):
+        prepared.extend(p for _, _, p in reads)
+        return runs(reads)
+
+    gatherer = Gatherer(run_together, batch=16, window_s=30, prepare=_by_shape)
+    plans = [[("int:a", 0)], [("int:b", 1)], [("str:c", 2)], [("int:d", 3)]]
+    got = _ask_in_threads(gatherer, plans)
+    assert got == [[[("int:a", 0)]], [[("int:b", 1)]], [[("str:c", 2)]], [[("int:d", 3)]]]
+    assert sorted(sorted(r) for r in runs.runs) == [
+        [("int:a", 0), ("int:b", 1), ("int:d", 3)], [("str:c", 2)]]
+    assert (gatherer.unions, gatherer.gathered) == (1, 3)
+    assert sorted(prepared) == [f"prepared {sql}" for sql in ("int:a", "int:b", "int:d",
+                                                               "str:c")]
+
+
+def test_a_read_still_being_prepared_is_waited_for_past_the_window() -> None:
+    runs = Recorder()
+
+    def slow_for_b(sql: str, params: dict) -> tuple[str, None]:
+        if sql == "same:b":
+            time.sleep(1.0)  # Spark analysing a large statement: ten windows
+        return "same", None
+
+    gatherer = Gatherer(runs, batch=16, window_s=0.1, prepare=slow_for_b)
+    got = _ask_in_threads(gatherer, [[("same:a", 0)], [("same:b", 1)], [("same:c", 2)]])
+    assert got == [[[("same:a", 0)]], [[("same:b", 1)]], [[("same:c", 2)]]]
+    assert [sorted(r) for r in runs.runs] == [[("same:a", 0), ("same:b", 1), ("same:c", 2)]]

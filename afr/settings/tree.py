@@ -362,9 +362,9 @@ class StoreSettings:
     spark_warehouse: str = knob("afr-spark", "Folder holding the Parquet tables of Spark "
                                 "stores (one subfolder per database).",
                                 env=("AFR_SPARK_WAREHOUSE",), stored=False)
-    spark_batch: int = knob(16, "Questions `afr eval` asks at once on a Spark store; a "
-                            "statement they send together runs as one Spark job (1: one "
-                            "job per statement).", env=("AFR_SPARK_BATCH",), minimum=1,
+    spark_batch: int = knob(16, "Questions `afr eval` asks at once on a Spark store; "
+                            "the reads they send together whose results have the same "
+                            "shape run as one Spark query (1: one job per statement).", env=("AFR_SPARK_BATCH",), minimum=1,
                             maximum=256, stored=False)
     spark_gather_ms: int = knob(1000, "Longest a Spark read of a batch waits for the "
                                 "questions still busy elsewhere (an LLM call) before it "

@@ -28,9 +28,9 @@ import json
 import logging
 import re
 import socket
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from functools import cache, lru_cache
+from functools import cache, lru_cache, reduce
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,7 +50,7 @@ from afr.store.base import (
     render_template,
 )
 from afr.store.dialect import DUCKDB, SPARK, sql_pieces
-from afr.store.spark_batch import Gatherer, Rows
+from afr.store.spark_batch import Gatherer, Prepared, Rows
 from afr.store.spark_guard import refuse_unsafe
 from afr.store.spark_tables import MAX_PARTS, TableCatalog, TableDef
 
@@ -93,7 +93,8 @@ _CONNECT_TIMEOUT_S = 5.0
 JSON_LIST_MIN = 1000
 _PARAM = re.compile(r"(?<![:\w]):([A-Za-z_][A-Za-z0-9_]*)")
 _QUERIES = (exp.Query, exp.Describe, exp.Show)
-_BROADCAST = "spark.sql.autoBroadcastJoinThreshold"
+# gathered reads: no broadcast joins, one partition per shuffle (see _joins_in_one_job)
+_ONE_JOB = {"spark.sql.autoBroadcastJoinThreshold": "-1", "spark.sql.shuffle.partitions": "1"}
 
 
 def parse_spark_url(url: str) -> tuple[str, str]:
@@ -235,7 +236,8 @@ class SparkStore(Store):
         self.spark = store_session(master)
         self._temps: set[str] = set()
         self.question_batch = batch
-        self.gatherer = Gatherer(self._query_together, batch=batch, window_s=gather_ms / 1000)
+        self.gatherer = Gatherer(self._query_together, batch=batch, window_s=gather_ms / 1000,
+                                 prepare=self._shape)
         self._refused: set[str] = set()  # statements Spark would not run inside a union
         for name in self.tables.tables:
             self._register(name)
@@ -268,7 +270,7 @@ class SparkStore(Store):
     def query_with_columns(
         self, sql: str, params: dict[str, Any] | None = None, *, max_rows: int | None = None
     ) -> tuple[list[str], list[tuple]]:
-        # A read of an eval thread waits for the same statement of the others (see
+        # A read of an eval thread waits for the others' reads of its result shape (see
         # afr.store.spark_batch); one inside a transaction or under the lock runs now.
         if (max_rows is None and self.gatherer.is_joined() and not self.lock._is_owned()
                 and isinstance(_parsed(sql), exp.Query)):
@@ -279,53 +281,77 @@ class SparkStore(Store):
     def gathering(self) -> Any:
         return self.gatherer.joined() if self.question_batch > 1 else super().gathering()
 
-    def _query_together(self, reads: list[tuple[str, dict[str, Any] | None]]
-                        ) -> list[Rows | BaseException]:
+    def _shape(self, sql: str, params: dict[str, Any] | None) -> tuple[Hashable, Any]:
+        """Who a gathered read may run with: the reads whose result schema (column names
+        and types, from Spark's analysis of the bound statement, which runs no job) is
+        exactly its own, so that no value of a union changes type. The analysed
+        DataFrame is kept for the union. A statement Spark cannot analyse, or one refused
+        in a union before, runs alone (and gives its own error)."""
+        alone = ("alone", object())
+        if sql in self._refused:
+            return alone, None
+        try:
+            if self.read_only:
+                refuse_unsafe(_parsed(sql))  # checked before Spark sees it, as alone
+            with _spark_errors():
+                frame = self.spark.sql(*_bind(sql, params))
+                return _schema_key(frame.schema), frame
+        except StoreError:
+            return alone, None
+
+    def _query_together(self, reads: list[Prepared]) -> list[Rows | BaseException]:
         """The rows of each read: one union when there are several (and Spark takes
         them as one), else each on its own, its error kept as its outcome."""
         with self.lock, self._joins_in_one_job():
-            union = len(reads) > 1 and reads[0][0] not in self._refused
+            frames = [frame for _, _, frame in reads if frame is not None]
+            union = len(reads) > 1 and len(frames) == len(reads)
             if union:
                 try:
-                    return self._union(reads)
+                    return self._union(frames)
                 except StoreError:  # one statement failed, or Spark refused the union
                     pass
             outcomes: list[Rows | BaseException] = []
-            for sql, params in reads:
+            for sql, params, _ in reads:
                 try:
                     outcomes.append(self._fetch(sql, params))
                 except Exception as exc:  # noqa: BLE001 - raised in its caller's thread
                     outcomes.append(exc)
             if union and not any(isinstance(o, BaseException) for o in outcomes):
-                self._refused.add(reads[0][0])  # e.g. a statement only for the top level
+                # Spark refused the union of statements it runs alone: which of them it
+                # could not take with the others is unknown, so each now runs alone
+                self._refused.update(sql for sql, _, _ in reads)
             return outcomes
 
     @contextmanager
     def _joins_in_one_job(self) -> Iterator[None]:
         """Joins by shuffles, stages of the statement's one job: a broadcast join is a job
         of its own (per branch of a union, whose values differ so that Spark cannot reuse
-        one branch's), and a BM25 read had nine of them. The lock is held."""
+        one branch's), and a BM25 read had nine of them. And one partition per shuffle:
+        an ORDER BY over several partitions samples its input in a job of its own (per
+        branch: a union of 12 groundings ran 13 jobs), one partition needs no sample;
+        the branches' stages still run side by side. The lock is held."""
         conf = self.spark.conf
-        broadcast = conf.get(_BROADCAST)
-        conf.set(_BROADCAST, "-1")
+        saved = {name: conf.get(name) for name in _ONE_JOB}
+        for name, value in _ONE_JOB.items():
+            conf.set(name, value)
         try:
             yield
         finally:
-            conf.set(_BROADCAST, broadcast)
+            for name, value in saved.items():
+                conf.set(name, value)
 
-    def _union(self, reads: list[tuple[str, dict[str, Any] | None]]) -> list[Rows]:
-        """Several reads as one Spark query: each statement a branch of a UNION ALL, its
-        rows tagged with the read's position and its parameters renamed apart. A branch
-        keeps its statement's order (Spark concatenates a union's branches)."""
-        branches, args = [], {}
-        for i, (sql, params) in enumerate(reads):
-            renamed = "".join(
-                _PARAM.sub(lambda m, i=i: f":{m.group(1)}_afr{i}", piece) if is_code
-                else piece for is_code, piece in sql_pieces(sql.strip().rstrip(";")))
-            branches.append(f"SELECT {i} AS afr_read, afr_q{i}.* FROM ({renamed}) AS afr_q{i}")
-            args.update({f"{name}_afr{i}": value for name, value in (params or {}).items()})
-        columns, rows = self._query("\nUNION ALL\n".join(branches), args)
-        split: list[list[tuple]] = [[] for _ in reads]
+    def _union(self, frames: list[DataFrame]) -> list[Rows]:
+        """Several analysed reads of one result schema as one Spark query: a UNION ALL of
+        the DataFrames (each bound to its own parameters), each row tagged with its read's
+        position. A branch keeps its statement's order and limit (Spark concatenates a
+        union's branches; a branch's CTEs are its own)."""
+        from pyspark.sql import functions
+
+        tagged = [frame.select(functions.lit(i).alias("afr_read"), "*")
+                  for i, frame in enumerate(frames)]
+        with _spark_errors(), self._progress("spark query"):
+            columns, rows = self._rows(reduce(type(tagged[0]).unionAll, tagged))
+        split: list[list[tuple]] = [[] for _ in frames]
         for row in rows:
             split[row[0]].append(row[1:])
         return [(columns[1:], part) for part in split]
@@ -354,9 +380,15 @@ class SparkStore(Store):
     def _query(self, sql: str, params: dict[str, Any] | None, max_rows: int | None = None
                ) -> tuple[list[str], list[tuple]]:
         with _spark_errors(), self._progress("spark query"):
-            frame = self.spark.sql(*_bind(sql, params))
-            rows = frame.collect() if max_rows is None else frame.take(max_rows)
-            columns = frame.columns
+            return self._rows(self.spark.sql(*_bind(sql, params)), max_rows)
+
+    @staticmethod
+    def _rows(frame: DataFrame, max_rows: int | None = None
+              ) -> tuple[list[str], list[tuple]]:
+        """The frame's columns and rows, its JSON columns decoded (Spark errors raised
+        as they come: the caller turns them into afr's)."""
+        rows = frame.collect() if max_rows is None else frame.take(max_rows)
+        columns = frame.columns
         decode = [i for i, c in enumerate(columns) if c in json_columns()]
         out = []
         for row in rows:
@@ -692,6 +724,13 @@ def _bind(sql: str, params: dict[str, Any] | None) -> tuple[str, dict[str, Any] 
             _PARAM.sub(lambda m: inline.get(m.group(1), m.group(0)), piece) if is_code
             else piece for is_code, piece in sql_pieces(sql))
     return sql, args or None
+
+
+def _schema_key(schema: Any) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """A result schema as a key: its columns' names and types in order (nested types
+    with their fields' names and types; nullability left out, as a union changes no
+    value for it)."""
+    return "shape", tuple((f.name, f.dataType.simpleString()) for f in schema.fields)
 
 
 def _json_list_type(value: Any) -> str | None:
