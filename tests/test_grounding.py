@@ -177,3 +177,21 @@ def test_a_target_of_fewer_than_k_nodes_is_grounded_once(store: Store,
     before = store.statements
     assert ground(store, wider, k=20, l_max=100).answers[:2] == [(13, 1), (11, 2)]
     assert store.statements - before == 2  # stage 8, then the full grounding
+
+
+def test_typed_domains_skip_their_type_check(store: Store, tmp_path: Path) -> None:
+    """A constant whose candidates are known to be of its type (``typed``) is not joined
+    with the nodes again; one that is not known so is, and loses its other-typed
+    candidates."""
+    make(store, tmp_path)
+    triplets = [GTriplet("a", "writes", "p")]
+    typed = q([GSymbol("a", "author", candidates=(3, 1), typed=True), GSymbol("p", "paper")],
+              triplets, "p")
+    result = ground(store, typed, k=20, l_max=10)
+    assert result.answers == [(13, 1), (11, 2)]
+    assert "JOIN nodes" not in result.sql[-1]
+    unknown = q([GSymbol("a", "author", candidates=(3, 10, 1)), GSymbol("p", "paper")],
+                triplets, "p")
+    result = ground(store, unknown, k=20, l_max=10)
+    assert "JOIN nodes" in result.sql[-1]
+    assert result.answers == [(13, 1), (11, 3)]  # paper 10 is no author: checked out

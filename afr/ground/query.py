@@ -15,6 +15,8 @@ class GSymbol:
     ``node_type``: the nodes' type; None = any type.
     ``lead``: how many leading candidates share level 1 (a constant's exact name matches,
     ``afr.ground.schedule.level_of_candidate``); 0 or 1 = the plain schedule.
+    ``typed``: every candidate or allowed node is known to be of ``node_type`` (step 4
+    found them within it), so the grounding does not check their type again.
     """
 
     var: str
@@ -22,6 +24,7 @@ class GSymbol:
     candidates: tuple[int, ...] | None = None
     allowed: tuple[int, ...] | None = None
     lead: int = 0
+    typed: bool = False
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,8 @@ def grounding_query(resolved: ResolvedQuery, symbols: dict[str, SymbolCandidates
             candidates=tuple(cands.ids) if sym.is_constant else None,
             allowed=tuple(cands.allowed) if cands.allowed is not None else None,
             lead=cands.exact if sym.is_constant else 0,
+            # step 4 finds candidates and filters nodes within the symbol's type
+            typed=sym.node_type is not None,
         )
     triplets = tuple(GTriplet(t.head, t.edge_type, t.tail, t.directed, t.min_hops, t.max_hops)
                      for t in resolved.triplets)
