@@ -58,17 +58,23 @@ def test_the_reader_cannot_write_and_closes_with_its_store(pg_url: str,
     assert reader.con.closed
 
 
-def _backends(url: str) -> int:
+def _backends(url: str, application: str) -> int:
+    """The server's client backends opened under ``application`` (this test's own: a
+    count over the whole server also saw other tests' stores, whose connections come and
+    go on their own schedule)."""
     with psycopg.connect(url, autocommit=True) as admin:
         return int(admin.execute("SELECT count(*) FROM pg_stat_activity WHERE "
-                                 "backend_type = 'client backend'").fetchone()[0]) - 1
+                                 "backend_type = 'client backend' AND application_name = %s",
+                                 (application,)).fetchone()[0])
 
 
 @pytest.mark.postgres
 def test_the_reader_opens_in_the_background_and_closes_with_its_store(
         pg_url: str, pg_schema_name: str) -> None:
-    store = PostgresStore(pg_url, schema=pg_schema_name)
-    before = _backends(pg_url)
+    application = f"afr-reader-test-{pg_schema_name}"
+    url = f"{pg_url}{'&' if '?' in pg_url else '?'}application_name={application}"
+    store = PostgresStore(url, schema=pg_schema_name)
+    assert _backends(pg_url, application) == 1  # the store's own
     store.reader(wait=False)  # returns at once; the reader may or may not be open yet
     assert run_reads(store, [lambda conn: 1, lambda conn: 2]) == [1, 2]
     store.close()  # waits for a reader still opening, and closes it
@@ -76,9 +82,15 @@ def test_the_reader_opens_in_the_background_and_closes_with_its_store(
     # a closed connection's backend exits asynchronously: wait for that event (the
     # deadline only keeps a backend that never exits from hanging the suite)
     deadline = time.monotonic() + 120
-    while _backends(pg_url) > before - 1 and time.monotonic() < deadline:
+    while _backends(pg_url, application) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _backends(pg_url) == before - 1  # the store's own and its reader's are gone
+    assert _backends(pg_url, application) == 0  # the store's own and its reader's are gone
+    # an open reader, held here so that no garbage collection closes it: the store does
+    store = PostgresStore(url, schema=pg_schema_name)
+    reader = store.reader()
+    assert reader is not None and _backends(pg_url, application) == 2
+    store.close()
+    assert reader.con.closed
 
 
 @pytest.mark.postgres
@@ -149,12 +161,13 @@ def test_an_embedded_store_reads_in_order(tmp_path: Path) -> None:
 def test_a_store_that_cannot_be_set_up_leaves_no_connection(pg_url: str) -> None:
     """A store failing after it connected (here: its schema is missing and it may not
     create one) closes that connection: a reader failing so left a backend behind."""
-    before = _backends(pg_url)
+    application = "afr-failed-setup-test"
+    url = f"{pg_url}{'&' if '?' in pg_url else '?'}application_name={application}"
     with pytest.raises(StoreError) as failed:  # no such schema (or, first, no pgvector)
-        PostgresStore(pg_url, schema="afr_no_such_schema", create=False)
+        PostgresStore(url, schema="afr_no_such_schema", create=False)
     # the traceback (kept, as a failed reader's thread may keep it) holds the half-made
     # store: its connection is closed by the store, not by the garbage collector
     deadline = time.monotonic() + 20
-    while _backends(pg_url) > before and time.monotonic() < deadline:
+    while _backends(pg_url, application) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _backends(pg_url) == before, failed.value
+    assert _backends(pg_url, application) == 0, failed.value
