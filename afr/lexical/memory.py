@@ -23,6 +23,7 @@ corpora and through every method's ranked lists.
 
 from __future__ import annotations
 
+import bisect
 import math
 import uuid
 from collections.abc import Sequence
@@ -67,15 +68,10 @@ class TypePostings:
     spans: np.ndarray  # int64, (terms, 2)
 
     def span(self, term: str) -> tuple[int, int]:
-        key, lo, hi = term.encode("utf-8"), 0, len(self.term_at) - 1
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self._term(mid) < key:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo < len(self.term_at) - 1 and self._term(lo) == key:
-            return int(self.spans[lo, 0]), int(self.spans[lo, 1])
+        key, count = term.encode("utf-8"), len(self.term_at) - 1
+        i = bisect.bisect_left(range(count), key, key=self._term)
+        if i < count and self._term(i) == key:
+            return int(self.spans[i, 0]), int(self.spans[i, 1])
         return 0, 0
 
     def _term(self, i: int) -> bytes:
