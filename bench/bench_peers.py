@@ -400,8 +400,8 @@ def compare_bm25_paths(pipeline, rows: list[dict], rounds: int) -> None:
 PARTS = (
     ("BM25 (step 4 per constant, step 6 the question; mapped postings on DuckDB, SQL "
      "elsewhere)", "afr/lexical/bm25.py", "bm25"),
-    ("text conditions (SQL ILIKE on DuckDB, lower() LIKE elsewhere, over the type)",
-     "afr/retrieval/text_match.py", "match_text"),
+    ("text conditions (SQL LIKE over the type's lower-cased texts; folded per question "
+     "on Spark and older loads)", "afr/retrieval/text_match.py", "match_text"),
     ("vector search (steps 4, 6, 7)", "afr/vectors/search.py", "search"),
     ("grounding (SQL, step 5)", "afr/ground/run.py", "ground"),
     ("provenance (SQL, in 6-7)", "afr/ground/run.py", "witnesses"),

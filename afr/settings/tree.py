@@ -364,8 +364,8 @@ class StoreSettings:
                                 env=("AFR_SPARK_WAREHOUSE",), stored=False)
     spark_batch: int = knob(16, "Questions `afr eval` asks at once on a Spark store; "
                             "the reads they send together whose results have the same "
-                            "shape run as one Spark query (1: one job per statement).", env=("AFR_SPARK_BATCH",), minimum=1,
-                            maximum=256, stored=False)
+                            "shape run as one Spark query (1: one job per statement).",
+                            env=("AFR_SPARK_BATCH",), minimum=1, maximum=256, stored=False)
     spark_gather_ms: int = knob(1000, "Longest a Spark read of a batch waits for the "
                                 "questions still busy elsewhere (an LLM call) before it "
                                 "runs without them, in ms.", env=("AFR_SPARK_GATHER_MS",),
