@@ -89,6 +89,43 @@ def test_links_are_names_not_ordinary_words(store: Store, tmp_path: Path) -> Non
     assert [e.mention for e in two_words] == ["puff adder"]
 
 
+def test_the_word_after_the_answer_type_is_the_questions_own(store: Store,
+                                                            tmp_path: Path) -> None:
+    """"Which verbs call …": "verbs" names the answers, so it does not type "call" as the
+    verb call (a link it would otherwise make); "the verb call" does."""
+    make(store, tmp_path)
+    schema = store.skb_schema()
+    assert named_entities(store, "Which verbs call for help?", schema) == []
+    assert named_entities(store, "How many verbs call for help?", schema) == []
+    (typed,) = named_entities(store, "What does the verb call mean?", schema)
+    assert (typed.node_id, typed.ordinary) == (20, False)
+
+
+def test_a_relation_is_named_by_its_own_words_not_its_end_types(store: Store,
+                                                               tmp_path: Path) -> None:
+    """Every edge between animals has "animal" in its label: a question asking for animals
+    names none of them by that word, so the relation it chose among two is a guess."""
+    schema = {"name": "zoo", "directed": True, "candidate_types": ["animal"],
+              "node_types": {"animal": {}},
+              "edge_types": {"hunts": {"source": "animal", "target": "animal",
+                                       "label": "animal_hunts_animal"},
+                             "feared_by": {"source": "animal", "target": "animal",
+                                           "label": "animal_is_feared_by_animal"}}}
+    nodes = [{"id": i, "type": "animal", "name": n, "text": t}
+             for i, (n, t) in NOUNS.items()]
+    load_skb_dir(store, write_skb(tmp_path / "skb", schema, nodes, [(2, "hunts", 1)]),
+                 progress=False)
+    catalog = AttributeCatalog.from_store(store)
+    guessed = formalize(store, "Which animals are like the Gaboon Viper?",
+                        store.skb_schema(), catalog)
+    (viper,) = guessed.entities
+    assert guessed.confidence == pytest.approx(viper.confidence * RELATION_TRUST["guessed"])
+    named = formalize(store, "Which animals are feared by the Gaboon Viper?",
+                      store.skb_schema(), catalog)
+    assert "animal_is_feared_by_animal" in named.cypher
+    assert named.confidence == pytest.approx(viper.confidence * RELATION_TRUST["named"])
+
+
 def test_the_offline_cypher_is_trusted_as_far_as_its_relation(store: Store,
                                                               tmp_path: Path) -> None:
     make(store, tmp_path)

@@ -66,11 +66,20 @@ def _grams(question: str) -> dict[str, tuple[int, int]]:
     return grams
 
 
+# Words after which a type word names the answers ("which verbs …"), not a mention.
+_ASKING = frozenset(["which", "what", "whose", "many"])
+
+
 def _hit_score(question: str, span: tuple[int, int], name: str, node_type: str,
                type_words: dict[str, str]) -> int:
-    """Prefer the reading the question supports: "the calendar module" → the module."""
+    """Prefer the reading the question supports: "the calendar module" → the module. A
+    type word that names the answers types nothing after it: in "which verbs describe
+    …" and "which adjectives close in meaning to …" the next word is the question's own."""
     score = 0
-    before = question[:span[0]].lower().split()[-1:] or [""]
+    preceding = question[:span[0]].lower().split()
+    before = preceding[-1:] or [""]
+    if len(preceding) < 2 or preceding[-2].strip(".,;:?!") in _ASKING:
+        before = [""]
     after = question[span[1]:].lower().split()[:1] or [""]
     for word in (before[0], after[0]):
         if type_words.get(word.strip(".,;:?!")) == node_type:

@@ -53,10 +53,19 @@ class OfflineFormalization:
     confidence: float = 0.0
 
 
-def _label_overlap(label: str, question_words: set[str]) -> int:
-    parts = {p for p in re.split(r"[_\s/\-]+", label.lower()) if p and p not in STOPWORDS}
-    stems = {p[:5] for p in parts}
+def _label_overlap(schema: SkbSchema, edge_type: str, question_words: set[str]) -> int:
+    """How many of the question's words the edge type's label names, its end types' names
+    aside: "adjective_concept_is_similar_to_adjective_concept" names "similar", not
+    "adjectives", which every edge between adjectives would match."""
+    e = schema.edge_types[edge_type]
+    ends = {p for t in (e.source_type, e.target_type)
+            for p in _words(t) | _words(schema.node_types[t].label)}
+    stems = {p[:5] for p in _words(e.label) - ends}
     return sum(1 for w in question_words if w[:5] in stems)
+
+
+def _words(name: str) -> set[str]:
+    return {p for p in re.split(r"[_\s/\-]+", name.lower()) if p and p not in STOPWORDS}
 
 
 def _edge_choices(schema: SkbSchema, a: str, b: str) -> list[tuple[str, bool]]:
@@ -206,9 +215,8 @@ def _join_to_target(schema: SkbSchema, target_type: str | None, target: str,
         return [f"{target}--{const}"], RELATION_TRUST["any"]
     direct = _edge_choices(schema, target_type, ent.node_type)
     if direct:
-        edge, forward = max(direct, key=lambda c: _label_overlap(
-            schema.edge_types[c[0]].label, qwords))
-        named = _label_overlap(schema.edge_types[edge].label, qwords) > 0 or len(direct) == 1
+        edge, forward = max(direct, key=lambda c: _label_overlap(schema, c[0], qwords))
+        named = _label_overlap(schema, edge, qwords) > 0 or len(direct) == 1
         return ([_pattern(schema, edge, forward, target, const)],
                 RELATION_TRUST["named" if named else "guessed"])
     two_hop = [
@@ -218,8 +226,8 @@ def _join_to_target(schema: SkbSchema, target_type: str | None, target: str,
         for e2, f2 in _edge_choices(schema, mid, ent.node_type)
     ]
     if two_hop:
-        mid, e1, f1, e2, f2 = max(two_hop, key=lambda c: _label_overlap(
-            schema.edge_types[c[1]].label + " " + schema.edge_types[c[3]].label, qwords))
+        mid, e1, f1, e2, f2 = max(two_hop, key=lambda c: _label_overlap(schema, c[1], qwords)
+                                  + _label_overlap(schema, c[3], qwords))
         m = f"(m{i}:{_label(schema.node_types[mid].label)})"
         return ([_pattern(schema, e1, f1, target, m), _pattern(schema, e2, f2, m, const)],
                 RELATION_TRUST["two_hops"])
