@@ -73,8 +73,9 @@ _ASKING = frozenset(["which", "what", "whose", "many"])
 def _hit_score(question: str, span: tuple[int, int], name: str, node_type: str,
                type_words: dict[str, str]) -> int:
     """Prefer the reading the question supports: "the calendar module" → the module. A
-    type word that names the answers types nothing after it: in "which verbs describe
-    …" and "which adjectives close in meaning to …" the next word is the question's own."""
+    type word that names the answers (after an ``_ASKING`` word, or opening the question)
+    types nothing after it: in "which verbs describe …" and "which adjectives close in
+    meaning to …" the next word is the question's own."""
     score = 0
     preceding = question[:span[0]].lower().split()
     before = preceding[-1:] or [""]
