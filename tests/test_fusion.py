@@ -119,6 +119,35 @@ def test_keep_vss_keeps_the_vector_search_top(demo: Store) -> None:
             assert len(kept) < 5  # the trusted graph strand crowds them out
 
 
+def test_keep_bm25_keeps_bm25s_first_when_the_graph_disagrees(demo: Store) -> None:
+    """[ranking] keep_bm25: when none of the grounded answers is among BM25's first k (a
+    wrong relation or label in the Cypher grounds other nodes), BM25's first N stay in
+    the list however strongly the graph is trusted; when they share one, the fusion
+    decides."""
+    from afr.lexical import bm25
+    from afr.methods.af.hybrid_ranking import hybrid_strands
+    from afr.settings import RankingSettings
+    from afr.vectors.search import query_vector
+
+    pipe = Pipeline(demo, settings_of(llm__offline=True, rerank__method="none"))
+    qvec = query_vector(demo, pipe.session.embedder, QUESTION)
+    lexical = [n for n, _ in bm25(demo, QUESTION, types=["exception"], k=100)]
+    first, shared = lexical[0], lexical[1]
+    others = [int(r[0]) for r in demo.query(
+        "SELECT id FROM nodes WHERE type = 'exception' ORDER BY id")
+        if int(r[0]) not in lexical[:20]][:60]
+
+    def final(grounded: list[int], keep: int) -> list[int]:
+        strands = hybrid_strands(demo, qvec, QUESTION, [(n, 1) for n in grounded],
+                                 ["exception"], 20, keep_graph=13,
+                                 weights=RankingSettings(graph=20.0, keep_bm25=keep))
+        return [c.node_id for c in strands.final]
+
+    assert first in final(others, 1) and len(final(others, 1)) == 20
+    assert first not in final(others, 0)  # the trusted graph strand crowds it out
+    assert first not in final([shared, *others], 1)  # they agree on one: no keeping
+
+
 def test_symbols_lexical_fuses_bm25_into_a_constants_ranking(demo: Store,
                                                              monkeypatch) -> None:
     """[ranking] symbols_lexical: a node BM25 finds for a constant's name joins its

@@ -240,6 +240,8 @@ class RankingSettings:
                        minimum=0)
     keep_vss: int = knob(0, "The vector search's first N always stay in the list.",
                          minimum=0)
+    keep_bm25: int = knob(1, "BM25's first N stay in the list when none of the graph's "
+                          "answers is among BM25's first k.", minimum=0)
     symbols_lexical: bool = knob(True, "Step 4: a name's vector ranking fused with its "
                                  "BM25.")
 

@@ -167,7 +167,8 @@ def _fuse_strands(side: _GraphSide, vss: Ranked, lexical: Ranked, k: int,
                   weights: RankingSettings, confidence: float) -> Ranked:
     """The final list's node ids and fused scores: the graph strand (weighted by how much
     the Cypher is trusted), the vector list and the BM25 list fused; the confident band
-    first; the paper's quota and the vector search's ``keep_vss`` kept in."""
+    first; the paper's quota, the vector search's ``keep_vss`` and BM25's ``keep_bm25``
+    kept in."""
     graph, depth = side.graph, max(POOL, k)
     trust = weights.graph * max(0.0, min(confidence, 1.0))
     confident = confidence >= WEAK_LINKING
@@ -188,7 +189,15 @@ def _fuse_strands(side: _GraphSide, vss: Ranked, lexical: Ranked, k: int,
     fused = fused[:k]
     must = side.paper_part if confident else []
     listed = set(must)
-    must = must + [n for n, _ in vss[:max(weights.keep_vss, 0)] if n not in listed]
+    # A graph that shares no answer with BM25's first k disagrees with it entirely (a
+    # wrong relation or label grounds other nodes: WordNet's noisy Cypher pushed BM25's
+    # right first answer out of the list for 6 of 47 dev questions): BM25's first stay.
+    graph_ids = {c.node_id for c in graph}
+    disagree = not any(n in graph_ids for n, _ in lexical[:k])
+    keep_bm25 = max(weights.keep_bm25, 0) if disagree else 0
+    for kept in (vss[:max(weights.keep_vss, 0)], lexical[:keep_bm25]):
+        must = must + [n for n, _ in kept if n not in listed]
+        listed.update(must)
     return _keep(fused, must, k) if must else fused
 
 
