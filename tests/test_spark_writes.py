@@ -159,10 +159,12 @@ def test_a_column_added_after_a_part_reads_null_when_the_driver_rewrites(spark_s
     store.execute("CREATE TABLE afr_t (a BIGINT)")
     store.execute("INSERT INTO afr_t (a) VALUES (1), (2)")
     store.execute("ALTER TABLE afr_t ADD COLUMN b STRING")
-    store.execute("INSERT INTO afr_t (a, b) VALUES (3, 'x')")
     counted = [0]
     with _write_jobs(store, counted):
-        store.execute("DELETE FROM afr_t WHERE a = 1")
+        store.execute("DELETE FROM afr_t WHERE a = 1")  # no part has b yet
+    assert store.query("SELECT a, b FROM afr_t") == [(2, None)]
+    store.execute("INSERT INTO afr_t (a, b) VALUES (3, 'x')")
+    with _write_jobs(store, counted):
         store.execute("UPDATE afr_t SET b = 'y' WHERE a = 2")
     assert counted == [0]
     assert sorted(store.query("SELECT a, b FROM afr_t")) == [(2, "y"), (3, "x")]
