@@ -75,8 +75,9 @@ SPARK_URL = re.compile(r"^(?P<scheme>spark|sc)://(?P<master>[^/]+)/"
                        r"(?P<database>[A-Za-z_][A-Za-z0-9_]*)/?$")
 URL_FORM = ("spark://local[N]/DATABASE, spark://HOST:PORT/DATABASE or "
             "sc://HOST:PORT/DATABASE")
-# Rewrites of tables up to this size (and INSERTs of rows made from parameters) collect
-# their rows and write them with DuckDB: a Spark job per statement costs about half a second.
+# The writes DuckDB cannot do alone (afr.store.spark_driver): rewrites of tables up to this
+# size, and INSERTs of rows made from parameters, collect their rows through Spark (one
+# job) and write them with DuckDB, which spares the job that writes a part.
 SMALL_TABLE_BYTES = 1 << 20
 # Shuffles of afr's statements move kilobytes to megabytes: Spark's default of 200
 # partitions would spend most of a statement scheduling empty tasks.
