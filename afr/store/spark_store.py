@@ -17,7 +17,9 @@ Statements come from the same templates as on the other stores, finished for Spa
 dialect rule. Spark's Parquet tables take no DELETE, UPDATE or transaction, so this store
 runs the writes itself (``_WRITERS``): each becomes a query whose rows are written as a
 new part, and the catalogue is committed or rolled back whole. Bulk rows (vectors, index
-postings, a load's staged SKB) are written to Parquet by DuckDB, without a Spark job.
+postings, a load's staged SKB), rows made of parameters (the run log's, an eval's) and
+the rewrites of tables small enough for the driver are written to Parquet by DuckDB,
+without a Spark job (``afr.store.spark_driver``).
 
 pyspark is imported only here, when a Spark store is opened.
 """
@@ -51,6 +53,17 @@ from afr.store.base import (
 )
 from afr.store.dialect import DUCKDB, SPARK, sql_pieces
 from afr.store.spark_batch import Gatherer, Prepared, Rows
+from afr.store.spark_driver import (
+    DRIVER_TABLE_BYTES,
+    NotOnDriver,
+    bound,
+    connect,
+    duckdb_form,
+    duckdb_type,
+    parts_relation,
+    parts_size,
+    plain,
+)
 from afr.store.spark_guard import refuse_unsafe
 from afr.store.spark_tables import MAX_PARTS, TableCatalog, TableDef
 
@@ -62,8 +75,9 @@ SPARK_URL = re.compile(r"^(?P<scheme>spark|sc)://(?P<master>[^/]+)/"
                        r"(?P<database>[A-Za-z_][A-Za-z0-9_]*)/?$")
 URL_FORM = ("spark://local[N]/DATABASE, spark://HOST:PORT/DATABASE or "
             "sc://HOST:PORT/DATABASE")
-# Rewrites of tables up to this size (and INSERTs of rows made from parameters) collect
-# their rows and write them with DuckDB: a Spark job per statement costs about half a second.
+# The writes DuckDB cannot do alone (afr.store.spark_driver): rewrites of tables up to this
+# size, and INSERTs of rows made from parameters, collect their rows through Spark (one
+# job) and write them with DuckDB, which spares the job that writes a part.
 SMALL_TABLE_BYTES = 1 << 20
 # Shuffles of afr's statements move kilobytes to megabytes: Spark's default of 200
 # partitions would spend most of a statement scheduling empty tasks.
@@ -462,8 +476,67 @@ class SparkStore(Store):
                 frame.write.parquet(str(path))
             table.parts.append(relative)
             self._register(name)
-        if len(table.parts) > MAX_PARTS:
+        self._fold_if_many(name)
+
+    def _fold_if_many(self, name: str) -> None:
+        """Past MAX_PARTS parts, the table's rows become one part: by DuckDB when the
+        table is small enough for the driver, else by Spark."""
+        if len(self.tables.table(name).parts) > MAX_PARTS and \
+                not self._rewrite_on_driver(name, None, None):
             self._rewrite(name, self.spark.table(name))
+
+    def _append_from_params(self, name: str, select: str, params: dict[str, Any] | None
+                            ) -> bool:
+        """Add the rows of ``select`` (Spark SQL reading no table: rows made of
+        parameters) as a part DuckDB computes and writes; False when DuckDB cannot."""
+        con = connect()
+        try:
+            sql = duckdb_form(select)
+            con.execute(f"CREATE TEMP TABLE afr_new AS {sql}", bound(sql, params))
+            (count,) = con.execute("SELECT count(*) FROM afr_new").fetchone()
+        except (NotOnDriver, duckdb.Error):
+            con.close()
+            return False
+        try:
+            if count:
+                self._adopt_duckdb(name, con, "afr_new")
+        finally:
+            con.close()
+        self._fold_if_many(name)
+        return True
+
+    def _rewrite_on_driver(self, name: str, rows: str | None, params: dict[str, Any] | None,
+                           *, touched: str | None = None) -> bool:
+        """Replace the rows of table ``name`` by those of ``rows`` (a Spark SELECT that
+        reads the table by its name; None: its rows as they are, folded into one part),
+        read and written by DuckDB; nothing is written when the condition ``touched``
+        matches no row. False (and nothing done) when the table is too big for the
+        driver or DuckDB cannot run the statement."""
+        table = self.tables.table(name)
+        if parts_size(self.tables.root, table.parts) > DRIVER_TABLE_BYTES:
+            return False
+        con = connect()
+        try:
+            try:
+                parts_relation(con, self.tables.root, table, name)
+                if touched is not None:
+                    sql = duckdb_form(f"SELECT count(*) FROM {name} WHERE {touched}")
+                    (count,) = con.execute(sql, bound(sql, params)).fetchone()
+                    if not count:
+                        return True
+                sql = duckdb_form(rows) if rows is not None else f"SELECT * FROM {name}"
+                con.execute(f"CREATE TEMP TABLE afr_kept AS {sql}", bound(sql, params))
+                (count,) = con.execute("SELECT count(*) FROM afr_kept").fetchone()
+            except (NotOnDriver, duckdb.Error):
+                return False
+            # the old parts stay on disk (and readable) until the transaction commits
+            table.parts = []
+            if count:
+                self._adopt_duckdb(name, con, "afr_kept")
+            self._register(name)
+        finally:
+            con.close()
+        return True
 
     def _rewrite(self, name: str, frame: DataFrame | None) -> None:
         """Replace every row of table ``name`` by those of ``frame`` (None: no rows)."""
@@ -511,7 +584,7 @@ class SparkStore(Store):
         table = self.tables.table(name)
         relative, path = self.tables.new_part(name)
         path.mkdir(parents=True)
-        columns = [(column, _duckdb_type(kind)) for column, kind in table.columns]
+        columns = [(column, duckdb_type(kind)) for column, kind in table.columns]
         for stmt in duckdb_sql("spark/write_part.sql", columns=columns, source=source,
                                path=str(path / "part-00000.parquet")):
             con.execute(stmt)
@@ -576,8 +649,11 @@ def _insert(store: SparkStore, statement: exp.Insert, params: dict | None) -> No
         [c for c, _ in table.columns]
     source = statement.expression.sql("spark")
     select = _insert_select(table, given, source)
-    # rows made of parameters are collected; rows read from tables are written by Spark
+    # rows made of parameters are DuckDB's to compute and write; rows read from tables
+    # are written by Spark
     local = statement.expression.find(exp.Table) is None
+    if local and store._append_from_params(name, select, params):
+        return
     store._append(name, store.frame(select, params), local=local)
 
 
@@ -600,8 +676,10 @@ def _delete(store: SparkStore, statement: exp.Delete, params: dict | None) -> No
     if where is None:
         store._rewrite(name, None)
         return
-    keep = f"SELECT * FROM {name} WHERE NOT COALESCE(({where.this.sql('spark')}), FALSE)"
-    store._rewrite(name, store.frame(keep, params))
+    condition = f"COALESCE(({where.this.sql('spark')}), FALSE)"
+    keep = f"SELECT * FROM {name} WHERE NOT {condition}"
+    if not store._rewrite_on_driver(name, keep, params, touched=condition):
+        store._rewrite(name, store.frame(keep, params))
 
 
 def _update(store: SparkStore, statement: exp.Update, params: dict | None) -> None:
@@ -614,7 +692,8 @@ def _update(store: SparkStore, statement: exp.Update, params: dict | None) -> No
         f"CASE WHEN {condition} THEN CAST(({sets[c]}) AS {kind}) ELSE `{c}` END AS `{c}`"
         if c in sets else f"`{c}`" for c, kind in table.columns]
     rows = f"SELECT {', '.join(outputs)} FROM {name}"
-    store._rewrite(name, store.frame(rows, params))
+    if not store._rewrite_on_driver(name, rows, params, touched=condition):
+        store._rewrite(name, store.frame(rows, params))
 
 
 def _truncate(store: SparkStore, statement: exp.TruncateTable, params: dict | None) -> None:
@@ -710,7 +789,7 @@ def _bind(sql: str, params: dict[str, Any] | None) -> tuple[str, dict[str, Any] 
     for name, value in params.items():
         if name not in names:
             continue
-        value = _plain(value)
+        value = plain(value)
         kind = _json_list_type(value)
         if isinstance(value, list) and None in value:
             inline[name] = exp.Array(expressions=[exp.convert(v) for v in value]).sql("spark")
@@ -744,24 +823,6 @@ def _json_list_type(value: Any) -> str | None:
         if kinds == types:
             return f"array<{kind}>"
     return None
-
-
-def _plain(value: Any) -> Any:
-    """A parameter as Python values (numpy arrays and scalars are not Spark's)."""
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    if isinstance(value, list | tuple):
-        return [v.item() if hasattr(v, "item") else v for v in value]
-    return value
-
-
-_DUCKDB_TYPES = {"STRING": "VARCHAR", "INT": "INTEGER", "TIMESTAMP_NTZ": "TIMESTAMP",
-                 "ARRAY<FLOAT>": "FLOAT[]", "ARRAY<BIGINT>": "BIGINT[]",
-                 "ARRAY<STRING>": "VARCHAR[]", "ARRAY<DOUBLE>": "DOUBLE[]"}
-
-
-def _duckdb_type(kind: str) -> str:
-    return _DUCKDB_TYPES.get(kind.upper(), kind)
 
 
 @contextmanager
