@@ -552,10 +552,7 @@ class SparkStore(Store):
         table = self.tables.tables.get(name)
         if table is None:
             return name in self._temps
-        size = 0
-        for part in table.parts if parts is None else parts:
-            folder = self.tables.root / part
-            size += sum(f.stat().st_size for f in folder.iterdir()) if folder.is_dir() else 0
+        size = parts_size(self.tables.root, table.parts if parts is None else parts)
         return size <= SMALL_TABLE_BYTES
 
     def _write_collected(self, name: str, frame: DataFrame) -> None:
