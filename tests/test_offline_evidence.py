@@ -19,11 +19,12 @@ from skbutil import write_skb
 from afr.embed.hashing import HashingEmbedder
 from afr.lexical import build_lexical_index
 from afr.load import load_skb_dir
+from afr.methods.af.asked_class import asked_class, asked_phrases
 from afr.methods.af.grounding import ground_cypher
-from afr.methods.af.offline import RELATION_TRUST, formalize
+from afr.methods.af.offline import CLASS_TRUST, RELATION_TRUST, formalize
 from afr.pipeline.ask import Pipeline, open_session
 from afr.retrieval.filters import AttributeCatalog
-from afr.retrieval.linking import guess_target_type, named_entities
+from afr.retrieval.linking import guess_target_type, named_entities, type_words
 from afr.retrieval.lists import fuse_hybrid
 from afr.retrieval.weights import dense_weight, record_calibration
 from afr.settings import RankingSettings
@@ -124,6 +125,64 @@ def test_a_relation_is_named_by_its_own_words_not_its_end_types(store: Store,
                       store.skb_schema(), catalog)
     assert "animal_is_feared_by_animal" in named.cypher
     assert named.confidence == pytest.approx(viper.confidence * RELATION_TRUST["named"])
+
+
+def test_the_class_a_question_asks_for(store: Store, tmp_path: Path) -> None:
+    """"Which vipers …" asks for kinds of the node `viper`: the relation most nodes point
+    at it by, down the hierarchy, with the target type it implies. A relational noun
+    ("member of"), a type's own name, and a node too few nodes point at name no class."""
+    make(store, tmp_path)
+    schema, catalog = store.skb_schema(), AttributeCatalog.from_store(store)
+    words = type_words(schema)
+    found = asked_class(store, "Which vipers live in Africa?", schema, None, words)
+    assert found is not None
+    assert (found.name, found.edge_type, found.member_type, found.members) == \
+        ("viper", "kind_of", "noun_concept", 3)
+    same = asked_class(store, "What kinds of Viper are there?", schema, None, words)
+    assert same is not None and same.name == "viper"
+    assert asked_phrases("Which member of the vipers is small?", words) == []
+    assert asked_phrases("Which verbs call for help?", words) == []
+    assert asked_class(store, "Which snake is a viper?", schema, None, words) is None
+    # the class the answer type allows: words do not point at vipers
+    assert asked_class(store, "Which vipers …", schema, "word", words) is None
+    assert "viper" not in formalize(store, "Which vipers live in Africa?", schema,
+                                    catalog).cypher  # off unless asked for
+    formal = formalize(store, "Which vipers live in Africa?", schema, catalog,
+                       read_class=True)
+    assert formal.target_type == "noun_concept"
+    assert ('(y:`noun_concept`)-[:`noun_concept_is_a_kind_of_noun_concept`*1..3]->'
+            '(k:`noun_concept` {name: "viper"})') in formal.cypher
+    (africa,) = formal.entities  # the only relation to places: named
+    assert "noun_concept_is_found_in_place" in formal.cypher
+    assert formal.confidence == pytest.approx((CLASS_TRUST + africa.confidence) / 2)
+    settings = settings_of(llm__offline=True, rerank__method="none", af__offline_class=True)
+    pipeline = Pipeline(store, settings)
+    asked = pipeline.ask("Which vipers live in Africa?")
+    assert asked.cypher == formal.cypher
+    grounded = ground_cypher(pipeline.session, formal.cypher)
+    first = min(level for _, level in grounded.result.answers)
+    assert sorted(n for n, level in grounded.result.answers if level == first) == [4, 5]
+
+
+def test_beside_the_class_a_guessed_relation_removes_nothing(store: Store,
+                                                            tmp_path: Path) -> None:
+    """Two relations join kinds of snake to places: the one to Africa is a guess, and a
+    guess beside the class would only remove its members. It is left to the words."""
+    schema = {**SCHEMA, "edge_types": {
+        **SCHEMA["edge_types"],
+        "named_after": {"source": "noun_concept", "target": "place",
+                        "label": "noun_concept_is_named_after_place"}}}
+    nodes = [{"id": i, "type": "noun_concept", "name": n, "text": t}
+             for i, (n, t) in NOUNS.items()] + [
+        {"id": 40, "type": "place", "name": "Africa", "text": "a continent"}]
+    edges = [(2, "kind_of", 1), (3, "kind_of", 2), (4, "kind_of", 2), (5, "kind_of", 2),
+             (4, "found_in", 40)]
+    load_skb_dir(store, write_skb(tmp_path / "skb", schema, nodes, edges), progress=False)
+    formal = formalize(store, "Which vipers live in Africa?", store.skb_schema(),
+                       AttributeCatalog.from_store(store), read_class=True)
+    assert '{name: "viper"}' in formal.cypher and "Africa" not in formal.cypher
+    assert any("'Africa': its relation to the answers is guessed" in n for n in formal.notes)
+    assert formal.confidence == pytest.approx(CLASS_TRUST)
 
 
 def test_the_offline_cypher_is_trusted_as_far_as_its_relation(store: Store,

@@ -48,7 +48,8 @@ def formalize(session: Session, question: Question, turn: Turn) -> Formalized:
             target_type, fallbacks = failed.target_type, (failed.fallback,)
     with turn.timer.step("2_cypher"):
         offline = formalize_offline(session.store, question.text, session.schema,
-                                    session.catalog)
+                                    session.catalog,
+                                    read_class=session.settings.af.offline_class)
     return Formalized(target_type or offline.target_type, offline.cypher, "offline",
                       offline.confidence, tuple(offline.notes), fallbacks)
 
