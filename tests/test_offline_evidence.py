@@ -22,6 +22,10 @@ from afr.load import load_skb_dir
 from afr.methods.af.asked_class import asked_class, asked_phrases
 from afr.methods.af.grounding import ground_cypher
 from afr.methods.af.offline import CLASS_TRUST, RELATION_TRUST, formalize
+from afr.methods.af.relation_link import (
+    AMBIGUOUS_STEM_LINK_CONFIDENCE,
+    STEM_LINK_CONFIDENCE,
+)
 from afr.pipeline.ask import Pipeline, open_session
 from afr.retrieval.filters import AttributeCatalog
 from afr.retrieval.linking import guess_target_type, named_entities, type_words
@@ -183,6 +187,50 @@ def test_beside_the_class_a_guessed_relation_removes_nothing(store: Store,
     assert '{name: "viper"}' in formal.cypher and "Africa" not in formal.cypher
     assert any("'Africa': its relation to the answers is guessed" in n for n in formal.notes)
     assert formal.confidence == pytest.approx(CLASS_TRUST)
+
+
+def test_a_relation_the_question_names_links_the_word_after_it(store: Store,
+                                                               tmp_path: Path) -> None:
+    """"the opposite of ascending": the relation's own word vouches for "ascending" as the
+    verb ascend (same stem), a name no exact link finds. A word that names nodes at the
+    ends of several relations named by one word ("can mean" a noun or a verb) is a weak
+    link; a question that names no relation links nothing this way."""
+    schema = {"name": "verbs", "directed": True,
+              "candidate_types": ["verb_concept", "word"],
+              "node_types": {"verb_concept": {}, "noun_concept": {}, "word": {}},
+              "edge_types": {
+                  "antonym": {"source": "verb_concept", "target": "verb_concept",
+                              "label": "verb_concept_is_the_opposite_of_verb_concept"},
+                  "word_verb": {"source": "word", "target": "verb_concept",
+                                "label": "word_can_mean_verb_concept"},
+                  "word_noun": {"source": "word", "target": "noun_concept",
+                                "label": "word_can_mean_noun_concept"}}}
+    nodes = [{"id": 1, "type": "verb_concept", "name": "ascend", "text": "travel upward"},
+             {"id": 2, "type": "verb_concept", "name": "descend", "text": "travel down"},
+             {"id": 3, "type": "verb_concept", "name": "rise", "text": "move upward"},
+             {"id": 10, "type": "noun_concept", "name": "hinge", "text": "a joint"},
+             {"id": 11, "type": "verb_concept", "name": "hinge", "text": "fit a joint"},
+             {"id": 20, "type": "word", "name": "flap", "text": "flap"}]
+    edges = [(1, "antonym", 2), (20, "word_noun", 10)]
+    load_skb_dir(store, write_skb(tmp_path / "skb", schema, nodes, edges), progress=False)
+    embed_store(store, HashingEmbedder(32), progress=False)
+    build_lexical_index(store, progress=False)
+    schema_, catalog = store.skb_schema(), AttributeCatalog.from_store(store)
+    formal = formalize(store, "Which verb is the opposite of ascending?", schema_, catalog)
+    assert ('(y:`verb_concept`)-[:`verb_concept_is_the_opposite_of_verb_concept`]-'
+            '(c1:`verb_concept` {name: "ascend"})') in formal.cypher
+    (ascend,) = formal.entities
+    assert (ascend.node_id, ascend.mention) == (1, "ascending")
+    assert formal.confidence == pytest.approx(STEM_LINK_CONFIDENCE)
+    pipeline = Pipeline(store, settings_of(llm__offline=True, rerank__method="none"))
+    grounded = ground_cypher(pipeline.session, formal.cypher)
+    first = min(level for _, level in grounded.result.answers)
+    assert [n for n, level in grounded.result.answers if level == first] == [2]
+    either = formalize(store, "Which word can mean a hinged door?", schema_, catalog)
+    (hinge,) = either.entities
+    assert hinge.name == "hinge"
+    assert either.confidence == pytest.approx(AMBIGUOUS_STEM_LINK_CONFIDENCE)
+    assert formalize(store, "Which verb is like ascending?", schema_, catalog).entities == []
 
 
 def test_the_offline_cypher_is_trusted_as_far_as_its_relation(store: Store,

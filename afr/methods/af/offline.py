@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from afr.methods.af.asked_class import HIERARCHY_HOPS, AskedClass, asked_class
+from afr.methods.af.relation_link import RelationLink, relation_links
 from afr.retrieval.filters import AttributeCatalog
 from afr.retrieval.linking import (
     STOPWORDS,
@@ -183,6 +184,13 @@ def formalize(store: Store, question: str, schema: SkbSchema, catalog: Attribute
                 continue
             patterns += joined
             support.append(_support(ent, relation, notes))
+    if target_type is not None:
+        links = relation_links(store, question, schema, target_type,
+                               [e.span for e in entities], set(words))
+        for n, link in enumerate(links, len(entities) + 1):
+            patterns.append(_relation_link_pattern(schema, link, target, n, notes))
+            support.append(link.entity.confidence * RELATION_TRUST["named"])
+            entities.append(link.entity)
     conditions = _conditions(question, target_type, catalog)
     if not patterns:
         patterns = [target]
@@ -193,6 +201,16 @@ def formalize(store: Store, question: str, schema: SkbSchema, catalog: Attribute
     cypher += "\nRETURN y"
     confidence = sum(support) / len(support) if support else 0.0
     return OfflineFormalization(target_type, cypher, entities, notes, confidence)
+
+
+def _relation_link_pattern(schema: SkbSchema, link: RelationLink, target: str, n: int,
+                           notes: list[str]) -> str:
+    """The target joined to the ``n``-th constant by the relation the question names."""
+    ent = link.entity
+    const = f"(c{n}:{_label(schema.node_types[ent.node_type].label)} {{name: {_quote(ent.name)}}})"
+    notes.append(f"{ent.mention!r} read as {ent.name!r}: the {link.edge_type} the question "
+                 "names")
+    return _pattern(schema, link.edge_type, link.forward, target, const)
 
 
 def _class_pattern(schema: SkbSchema, asked: AskedClass) -> str:
