@@ -233,6 +233,27 @@ def test_a_relation_the_question_names_links_the_word_after_it(store: Store,
     assert formalize(store, "Which verb is like ascending?", schema_, catalog).entities == []
 
 
+def test_a_comparison_names_its_attribute_and_its_number_is_no_name(
+        store: Store, tmp_path: Path) -> None:
+    """"more than 40 senses as a verb": the attribute whose name the question's words name
+    most (verb_senses, not senses), trusted as named; "40", a word of the SKB, is the
+    comparison's quantity, not an entity."""
+    schema = {"name": "words", "directed": True, "candidate_types": ["word"],
+              "node_types": {"word": {}}, "edge_types": {}}
+    nodes = [{"id": i, "type": "word", "name": n, "text": n,
+              "attrs": {"senses": s, "verb_senses": v}}
+             for i, (n, s, v) in enumerate([("run", 57, 41), ("set", 45, 24),
+                                            ("40", 1, 0)], 1)]
+    load_skb_dir(store, write_skb(tmp_path / "skb", schema, nodes, []), progress=False)
+    formal = formalize(store, "Which words have more than 40 senses as a verb?",
+                       store.skb_schema(), AttributeCatalog.from_store(store))
+    assert formal.cypher == "MATCH (y:`word`)\nWHERE y.verb_senses > 40\nRETURN y"
+    assert formal.entities == [] and formal.confidence == pytest.approx(1.0)
+    plain = formalize(store, "Which words have more than 40 senses?", store.skb_schema(),
+                      AttributeCatalog.from_store(store))
+    assert "y.senses > 40" in plain.cypher
+
+
 def test_the_offline_cypher_is_trusted_as_far_as_its_relation(store: Store,
                                                               tmp_path: Path) -> None:
     make(store, tmp_path)

@@ -75,6 +75,10 @@ def _words(name: str) -> set[str]:
     return {p for p in re.split(r"[_\s/\-]+", name.lower()) if p and p not in STOPWORDS}
 
 
+def _path_words(path: str) -> set[str]:
+    return _words(path.replace(".", " "))
+
+
 def _edge_choices(schema: SkbSchema, a: str, b: str) -> list[tuple[str, bool]]:
     """Edge types joining node types a and b: (edge type, stored as a→b)."""
     out = []
@@ -107,40 +111,65 @@ def _pattern(schema: SkbSchema, edge_type: str, forward: bool, left: str, right:
     return f"{left}-[:{label}]->{right}" if forward else f"{left}<-[:{label}]-{right}"
 
 
-def _conditions(question: str, target_type: str | None, catalog: AttributeCatalog) -> list[str]:
+@dataclass(frozen=True)
+class _Comparison:
+    """A condition read from a phrase such as "more than 40 senses"."""
+
+    text: str  # the Cypher condition on y
+    quantity: tuple[int, int]  # where the question writes the number (no entity there)
+    trust: float  # 1 when the question's words name the attribute, else a guess (a year)
+
+
+def _conditions(question: str, target_type: str | None, catalog: AttributeCatalog,
+                question_words: set[str]) -> list[_Comparison]:
     if target_type is None:
         return []
     out = []
     for m in _COMPARE.finditer(question):
         phrase, number, hint = m.group(1).lower(), m.group(2), (m.group(3) or "").lower()
-        found = None
-        if hint:
-            for cand in (hint, hint.rstrip("s"), f"num_{hint}", f"number_of_{hint}"):
-                hit = catalog.lookup(target_type, cand)
-                if hit and hit[1] in ("number", "date"):
-                    found = hit
-                    break
-        if found is None and len(number) == 4 and phrase in ("after", "since", "before",
-                                                             "until", "in"):
-            for cand in ("year", "date", "published", "release_date", "added_in_release_date"):
-                hit = catalog.lookup(target_type, cand)
-                if hit and hit[1] in ("number", "date"):
-                    found = hit
-                    break
+        found = _attribute(catalog, target_type, phrase, number, hint, question_words)
         if found is None:
             continue
-        path, value_type = found
+        path, value_type, trust = found
         op = _OPS[phrase]
         if value_type == "date" and len(number) == 4:
             # A year against a date attribute: compare with the year's first/last day.
             value = f"'{number}-01-01'" if op in (">=", "<", "=") else f"'{number}-12-31'"
-            if op == "=":
-                out.append(f"y.{path} >= '{number}-01-01' AND y.{path} <= '{number}-12-31'")
-                continue
+            text = (f"y.{path} >= '{number}-01-01' AND y.{path} <= '{number}-12-31'"
+                    if op == "=" else f"y.{path} {op} {value}")
         else:
-            value = number
-        out.append(f"y.{path} {op} {value}")
+            text = f"y.{path} {op} {number}"
+        out.append(_Comparison(text, m.span(2), trust))
     return out
+
+
+def _attribute(catalog: AttributeCatalog, target_type: str, phrase: str, number: str,
+               hint: str, question_words: set[str]) -> tuple[str, str, float] | None:
+    """(path, value type, trust) of the number or date attribute a comparison is about:
+    the one whose name's words the question names most, its hint word among them ("more
+    than 40 senses as a verb": verb_senses, not senses), else a year's date attribute."""
+    numeric = {p: v for p, v in catalog.entries.get(target_type, {}).items()
+               if v in ("number", "date")}
+    if hint:
+        stem = hint.rstrip("s")[:5]
+        named = [p for p in numeric if any(w[:5] == stem for w in _path_words(p))]
+        if named:
+            def score(path: str) -> tuple[int, int]:
+                said = sum(1 for w in _path_words(path) if any(q[:5] == w[:5]
+                                                               for q in question_words))
+                return said, -len(path)
+            best = max(named, key=score)
+            return best, numeric[best], RELATION_TRUST["named"]
+        for cand in (f"num_{hint}", f"number_of_{hint}"):
+            hit = catalog.lookup(target_type, cand)
+            if hit and hit[1] in ("number", "date"):
+                return hit[0], hit[1], RELATION_TRUST["named"]
+    if len(number) == 4 and phrase in ("after", "since", "before", "until", "in"):
+        for cand in ("year", "date", "published", "release_date", "added_in_release_date"):
+            hit = catalog.lookup(target_type, cand)
+            if hit and hit[1] in ("number", "date"):
+                return hit[0], hit[1], RELATION_TRUST["guessed"]
+    return None
 
 
 def formalize(store: Store, question: str, schema: SkbSchema, catalog: AttributeCatalog,
@@ -157,11 +186,14 @@ def formalize(store: Store, question: str, schema: SkbSchema, catalog: Attribute
     if asked is not None:
         target_type = asked.member_type
         entities = [e for e in entities if asked.mention.lower() not in e.mention.lower()]
-        patterns.append(_class_pattern(schema, asked))
+        patterns.append(_class_pattern(schema, asked, notes))
         support.append(CLASS_TRUST)
-        notes.append(f"asks for the class {asked.name!r}: {asked.members} nodes point at it "
-                     f"by {asked.edge_type}")
     qwords = {w.lower() for w, _, _ in tokens(question) if w.lower() not in STOPWORDS}
+    conditions = _conditions(question, target_type, catalog, qwords)
+    # the number of "more than 40 senses" is a quantity, not the word "40"
+    entities = [e for e in entities if not any(c.quantity[0] <= e.span[0] < c.quantity[1]
+                                               for c in conditions)]
+    support += [c.trust for c in conditions]
     target = f"(y:{_label(schema.node_types[target_type].label)})" if target_type else "(y)"
     qualifies = _qualifiers(store, entities)
     for i, ent in enumerate(entities, 1):
@@ -191,13 +223,12 @@ def formalize(store: Store, question: str, schema: SkbSchema, catalog: Attribute
             patterns.append(_relation_link_pattern(schema, link, target, n, notes))
             support.append(link.entity.confidence * RELATION_TRUST["named"])
             entities.append(link.entity)
-    conditions = _conditions(question, target_type, catalog)
     if not patterns:
         patterns = [target]
         notes.append("no node name of the SKB appears in the question: vector search only")
     cypher = "MATCH " + ",\n      ".join(patterns)
     if conditions:
-        cypher += "\nWHERE " + " AND ".join(conditions)
+        cypher += "\nWHERE " + " AND ".join(c.text for c in conditions)
     cypher += "\nRETURN y"
     confidence = sum(support) / len(support) if support else 0.0
     return OfflineFormalization(target_type, cypher, entities, notes, confidence)
@@ -213,8 +244,10 @@ def _relation_link_pattern(schema: SkbSchema, link: RelationLink, target: str, n
     return _pattern(schema, link.edge_type, link.forward, target, const)
 
 
-def _class_pattern(schema: SkbSchema, asked: AskedClass) -> str:
+def _class_pattern(schema: SkbSchema, asked: AskedClass, notes: list[str]) -> str:
     """The target as a member of the asked-for class; down a hierarchy's steps too."""
+    notes.append(f"asks for the class {asked.name!r}: {asked.members} nodes point at it by "
+                 f"{asked.edge_type}")
     hops = f"*1..{HIERARCHY_HOPS}" if asked.hierarchy else ""
     edge = _label(schema.edge_types[asked.edge_type].label)
     member = _label(schema.node_types[asked.member_type].label)
