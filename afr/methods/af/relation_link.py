@@ -45,9 +45,9 @@ class RelationLink:
 def relation_links(store: Store, question: str, schema: SkbSchema, target_type: str,
                    taken: list[tuple[int, int]], type_words: set[str]) -> list[RelationLink]:
     """For each word of the question that names relations of the target type by their own
-    words, the node of such a relation's other end that the first content word after it
-    names in another form: one link per relation word (spans in ``taken`` are linked
-    already; type words name answers, not entities)."""
+    words, the node of such a relation's other end named, in another form, by the first of
+    the next ``OBJECT_WORDS`` content words that names one: one link per relation word
+    (spans in ``taken`` are linked already; type words name answers, not entities)."""
     words = tokens(question)
     stem = _stem_of(store)
     found: list[RelationLink] = []
