@@ -254,6 +254,41 @@ def test_a_comparison_names_its_attribute_and_its_number_is_no_name(
     assert "y.senses > 40" in plain.cypher
 
 
+def test_a_path_the_question_writes_out_beats_an_unnamed_direct_edge(
+        store: Store, tmp_path: Path) -> None:
+    """"bought together with a product sold by Acme": the relation's word, then the middle
+    type's word, then the words of the second relation, then the entity — two hops, not a
+    direct edge between products and brands. Without words for the second hop (two edge
+    types join products to brands) the question writes no path."""
+    schema = {"name": "shop", "directed": True, "candidate_types": ["product"],
+              "node_types": {"product": {}, "brand": {}},
+              "edge_types": {
+                  "bought": {"source": "product", "target": "product",
+                             "label": "product_also_bought_with_product"},
+                  "has_brand": {"source": "product", "target": "brand",
+                                "label": "product_has_brand_brand"},
+                  "sold_by": {"source": "product", "target": "brand",
+                              "label": "product_is_sold_by_brand"}}}
+    nodes = [{"id": i, "type": "product", "name": n, "text": n}
+             for i, n in enumerate(["Kettle K1", "Mug M2", "Lamp L3"], 1)]
+    nodes.append({"id": 10, "type": "brand", "name": "Acme", "text": "a brand"})
+    edges = [(1, "sold_by", 10), (2, "bought", 1), (3, "bought", 2)]
+    load_skb_dir(store, write_skb(tmp_path / "skb", schema, nodes, edges), progress=False)
+    schema_, catalog = store.skb_schema(), AttributeCatalog.from_store(store)
+    path = formalize(store, "Which product bought together with a product sold by Acme?",
+                     schema_, catalog)
+    assert path.cypher == ("MATCH (y:`product`)-[:`product_also_bought_with_product`]-"
+                           "(m1:`product`),\n      (m1:`product`)-[:`product_is_sold_by_brand`]"
+                           "->(c1:`brand` {name: \"Acme\"})\nRETURN y")
+    (acme,) = path.entities
+    assert path.confidence == pytest.approx(acme.confidence * RELATION_TRUST["named"])
+    unnamed = formalize(store, "Which product bought together with a product by Acme?",
+                        schema_, catalog)
+    assert "m1" not in unnamed.cypher
+    direct = formalize(store, "Which product sold by Acme is cheap?", schema_, catalog)
+    assert "(y:`product`)-[:`product_is_sold_by_brand`]->(c1:`brand`" in direct.cypher
+
+
 def test_the_offline_cypher_is_trusted_as_far_as_its_relation(store: Store,
                                                               tmp_path: Path) -> None:
     make(store, tmp_path)

@@ -79,6 +79,40 @@ def _path_words(path: str) -> set[str]:
     return _words(path.replace(".", " "))
 
 
+PATH_WINDOW = 8  # words before an entity in which the question may write its path
+
+
+def _written_path(schema: SkbSchema, target_type: str, ent: LinkedEntity, i: int,
+                  question: str, words: dict[str, str] | None, target: str, const: str
+                  ) -> tuple[list[str], str] | None:
+    """Two hops the question writes out before the entity: "bought together with a product
+    by the brand X" — a relation's own word, then a type word for its other end, then the
+    entity, joined to that type by one edge type (the only one, or one the words between
+    them name: "a drug that targets X"). Such a path
+    beats a direct edge the question does not name (product by brand X). The patterns, and
+    the middle type."""
+    before = [w.lower() for w, _, end in tokens(question) if end <= ent.span[0]][-PATH_WINDOW:]
+    for j in range(len(before) - 1, 0, -1):
+        mid = (words or {}).get(before[j])
+        if mid is None or mid == ent.node_type:
+            continue
+        # the first hop is named before the middle type's word, the second after it
+        said, then = set(before[:j]), set(before[j + 1:])
+        second = _edge_choices(schema, mid, ent.node_type)
+        firsts = [(e, f) for e, f in _edge_choices(schema, target_type, mid)
+                  if _label_overlap(schema, e, said) > 0]
+        if not firsts or not second:
+            return None
+        e2, f2 = max(second, key=lambda c: _label_overlap(schema, c[0], then))
+        if len(second) > 1 and _label_overlap(schema, e2, then) == 0:
+            return None
+        e1, f1 = max(firsts, key=lambda c: _label_overlap(schema, c[0], said))
+        m = f"(m{i}:{_label(schema.node_types[mid].label)})"
+        return ([_pattern(schema, e1, f1, target, m), _pattern(schema, e2, f2, m, const)],
+                mid)
+    return None
+
+
 def _edge_choices(schema: SkbSchema, a: str, b: str) -> list[tuple[str, bool]]:
     """Edge types joining node types a and b: (edge type, stored as a→b)."""
     out = []
@@ -208,7 +242,7 @@ def formalize(store: Store, question: str, schema: SkbSchema, catalog: Attribute
             support.append(ent.confidence)
         else:
             joined, relation = _join_to_target(schema, target_type, target, ent, const, i,
-                                               qwords, notes)
+                                               qwords, notes, question, words)
             if asked is not None and relation < RELATION_TRUST["named"]:
                 # beside the class, a relation guessed would only remove its members
                 notes.append(f"{ent.name!r}: its relation to the answers is guessed; left "
@@ -288,12 +322,18 @@ def _qualifiers(store: Store, entities: list[LinkedEntity]) -> dict[int, tuple[i
 
 def _join_to_target(schema: SkbSchema, target_type: str | None, target: str,
                     ent: LinkedEntity, const: str, i: int, qwords: set[str],
-                    notes: list[str]) -> tuple[list[str], float]:
+                    notes: list[str], question: str = "",
+                    words: dict[str, str] | None = None) -> tuple[list[str], float]:
     """The patterns that join entity ``i`` to the target — one hop, else two (the edge
     types whose labels the question's words name best), else any relation — and how far
     that guess of the relation is trusted (``RELATION_TRUST``)."""
     if target_type is None:
         return [f"{target}--{const}"], RELATION_TRUST["any"]
+    through = _written_path(schema, target_type, ent, i, question, words, target, const)
+    if through is not None:
+        notes.append(f"{ent.name!r} is reached through the {through[1]} the question writes "
+                     "before it")
+        return through[0], RELATION_TRUST["named"]
     direct = _edge_choices(schema, target_type, ent.node_type)
     if direct:
         edge, forward = max(direct, key=lambda c: _label_overlap(schema, c[0], qwords))
