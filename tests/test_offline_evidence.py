@@ -285,6 +285,10 @@ def test_a_path_the_question_writes_out_beats_an_unnamed_direct_edge(
     unnamed = formalize(store, "Which product bought together with a product by Acme?",
                         schema_, catalog)
     assert "m1" not in unnamed.cypher
+    # "the product": a type word of a node the question names, as in "the json module"
+    definite = formalize(store, "Which product bought together with the product sold by "
+                         "Acme?", schema_, catalog)
+    assert "m1" not in definite.cypher
     direct = formalize(store, "Which product sold by Acme is cheap?", schema_, catalog)
     assert "(y:`product`)-[:`product_is_sold_by_brand`]->(c1:`brand`" in direct.cypher
 

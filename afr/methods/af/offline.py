@@ -80,13 +80,16 @@ def _path_words(path: str) -> set[str]:
 
 
 PATH_WINDOW = 8  # words before an entity in which the question may write its path
+# Words that introduce a node the question does not name ("a product", "an exposure").
+_INDEFINITE = frozenset(["a", "an", "some", "any"])
 
 
 def _written_path(schema: SkbSchema, target_type: str, ent: LinkedEntity, i: int,
                   question: str, words: dict[str, str] | None, target: str, const: str
                   ) -> tuple[list[str], str] | None:
     """Two hops the question writes out before the entity: "bought together with a product
-    by the brand X" — a relation's own word, then a type word for its other end, then the
+    by the brand X" — a relation's own word, then a type word for its other end after "a"
+    or "an" (a node the question does not name), then the
     entity, joined to that type by one edge type (the only one, or one the words between
     them name: "a drug that targets X"). Such a path
     beats a direct edge the question does not name (product by brand X). The patterns, and
@@ -96,6 +99,8 @@ def _written_path(schema: SkbSchema, target_type: str, ent: LinkedEntity, i: int
         mid = (words or {}).get(before[j])
         if mid is None or mid == ent.node_type:
             continue
+        if not _INDEFINITE & set(before[max(0, j - 3):j]):
+            return None  # "the json module" names a linked entity's type, not a new node
         # the first hop is named before the middle type's word, the second after it
         said, then = set(before[:j]), set(before[j + 1:])
         second = _edge_choices(schema, mid, ent.node_type)
