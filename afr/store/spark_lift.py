@@ -27,8 +27,8 @@ parameter, a dependent CTE or derived table, or holds a dependent IN subquery):
 
 Refused: set operations, stars, OFFSET, RIGHT/FULL/NATURAL/USING joins, other
 subqueries (EXISTS, scalar), recursive CTEs, and anything else this module does not
-know, when it depends on the caller. A statement that depends on no parameter runs
-once for all of its callers.
+know, when it depends on the caller. A statement that depends on no parameter is
+marked ``shared`` and left to the caller (the store runs it as any other read).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class Lifted:
     sql: str
     params: tuple[str, ...]
     limits: tuple[str, ...]
-    shared: bool  # depends on no parameter: run once, the same rows for every caller
+    shared: bool  # depends on no parameter: nothing to lift
 
 
 class _Refused(Exception):
