@@ -23,8 +23,8 @@ shape run together too, and no value ever changes type in a union. Without ``pre
 the key is the statement's text. The store does the Spark side
 (``SparkStore._query_together``); this module only decides who runs together. There, the
 reads of one statement text are one branch of the union, the statement lifted over their
-parameters (afr.store.spark_lift), and Spark analyses the text once per batch rather than
-once per question. A union that Spark refuses is run as the separate statements, so each
+parameters (afr.store.spark_lift), and Spark analyses the text for its shape once (per
+types of values) and lifted once per union, rather than once per question. A union that Spark refuses is run as the separate statements, so each
 caller gets the rows or the error it would have got alone.
 """
 
