@@ -55,9 +55,9 @@ def _read_together(store, reads: dict[str, tuple]) -> tuple[dict, list[list]]:
     unions: list[list] = []
     union = store._union
 
-    def spy(frames):
+    def spy(frames, callers=None):
         unions.append([frame.columns for frame in frames])
-        return union(frames)
+        return union(frames, callers)
 
     store._union = spy
     got: dict[str, object] = {}

@@ -21,9 +21,11 @@ schema as Spark's analysis gives it (column names and types), so that statements
 text differs per question (the grounding's compiled SQL) but whose rows have the same
 shape run together too, and no value ever changes type in a union. Without ``prepare``
 the key is the statement's text. The store does the Spark side
-(``SparkStore._query_together``); this module only decides who runs together. A union
-that Spark refuses is run as the separate statements, so each caller gets the rows or the
-error it would have got alone.
+(``SparkStore._query_together``); this module only decides who runs together. There, the
+reads of one statement text are one branch of the union, the statement lifted over their
+parameters (afr.store.spark_lift), and Spark analyses the text for its shape once (per
+types of values) and lifted once per union, rather than once per question. A union that Spark refuses is run as the separate statements, so each
+caller gets the rows or the error it would have got alone.
 """
 
 from __future__ import annotations

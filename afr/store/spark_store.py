@@ -30,8 +30,10 @@ import json
 import logging
 import re
 import socket
+import threading
 from collections.abc import Hashable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass
 from functools import cache, lru_cache, reduce
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -65,6 +67,7 @@ from afr.store.spark_driver import (
     plain,
 )
 from afr.store.spark_guard import refuse_unsafe
+from afr.store.spark_lift import PREFIX, READ, VALUES_MARK, Lifted, lift
 from afr.store.spark_tables import MAX_PARTS, TableCatalog, TableDef
 
 if TYPE_CHECKING:
@@ -251,8 +254,15 @@ class SparkStore(Store):
         self._temps: set[str] = set()
         self.question_batch = batch
         self.gatherer = Gatherer(self._query_together, batch=batch, window_s=gather_ms / 1000,
-                                 prepare=self._shape)
+                                 prepare=self._prepare_read)
         self._refused: set[str] = set()  # statements Spark would not run inside a union
+        self._unlifted: set[str] = set()  # statements Spark would not run lifted
+        self._shapes: dict[Hashable, Hashable] = {}  # (text, types of values): shape
+        self._shape_locks: dict[Hashable, threading.Lock] = {}
+        self._shapes_guard = threading.Lock()
+        #: Lifted statements run, and the reads they answered (what lifting saved).
+        self.lifted_runs = 0
+        self.lifted_reads = 0
         for name in self.tables.tables:
             self._register(name)
 
@@ -295,6 +305,30 @@ class SparkStore(Store):
     def gathering(self) -> Any:
         return self.gatherer.joined() if self.question_batch > 1 else super().gathering()
 
+    def _prepare_read(self, sql: str, params: dict[str, Any] | None
+                      ) -> tuple[Hashable, Any]:
+        """Who a gathered read may run with: the reads of its result shape (``_shape``).
+        A statement that afr.store.spark_lift can lift is analysed once per text and
+        types of values (its shape kept), not once per read: in the union its reads are
+        one branch, the statement lifted over their parameters."""
+        lifted = None if sql in self._unlifted else lift(sql)
+        if lifted is None or lifted.shared:
+            return self._shape(sql, params)
+        known = (sql, _signature(lifted, params))
+        with self._analysing(known):  # the batch's others wait for the first's shape
+            key = self._shapes.get(known)
+            if key is not None:  # the text passed the read-only check when analysed
+                return key, _Liftable(lifted, None)
+            key, frame = self._shape(sql, params)
+            if frame is None:
+                return key, None
+            self._shapes[known] = key
+            return key, _Liftable(lifted, frame)
+
+    def _analysing(self, known: Hashable) -> threading.Lock:
+        with self._shapes_guard:
+            return self._shape_locks.setdefault(known, threading.Lock())
+
     def _shape(self, sql: str, params: dict[str, Any] | None) -> tuple[Hashable, Any]:
         """Who a gathered read may run with: the reads whose result schema (column names
         and types, from Spark's analysis of the bound statement, which runs no job) is
@@ -317,24 +351,92 @@ class SparkStore(Store):
         """The rows of each read: one union when there are several (and Spark takes
         them as one), else each on its own, its error kept as its outcome."""
         with self.lock, self._joins_in_one_job():
-            frames = [frame for _, _, frame in reads if frame is not None]
-            union = len(reads) > 1 and len(frames) == len(reads)
+            union = len(reads) > 1 and all(prepared is not None for _, _, prepared in reads)
+            outcomes: list[Rows | BaseException | None] = [None] * len(reads)
+            failed = False
             if union:
                 try:
-                    return self._union(frames)
+                    outcomes = self._union_of(reads)  # type: ignore[assignment]
                 except StoreError:  # one statement failed, or Spark refused the union
-                    pass
-            outcomes: list[Rows | BaseException] = []
-            for sql, params, _ in reads:
-                try:
-                    outcomes.append(self._fetch(sql, params))
-                except Exception as exc:  # noqa: BLE001 - raised in its caller's thread
-                    outcomes.append(exc)
-            if union and not any(isinstance(o, BaseException) for o in outcomes):
+                    failed = True
+            for i, (sql, params, _) in enumerate(reads):
+                if outcomes[i] is None:
+                    try:
+                        outcomes[i] = self._fetch(sql, params)
+                    except Exception as exc:  # noqa: BLE001 - raised in its caller's thread
+                        outcomes[i] = exc
+            if failed and not any(isinstance(o, BaseException) for o in outcomes):
                 # Spark refused the union of statements it runs alone: which of them it
                 # could not take with the others is unknown, so each now runs alone
                 self._refused.update(sql for sql, _, _ in reads)
-            return outcomes
+                self._unlifted.update(sql for sql, _, _ in reads)
+            return outcomes  # type: ignore[return-value]
+
+    def _union_of(self, reads: list[Prepared]) -> list[Rows | None]:
+        """The union's branches: per text that can be lifted, one branch for the callers
+        whose values the lifted statement takes (``_takes``, ``_one_type_each``; the
+        others run alone, None here); every other read a branch of its own (its
+        analysed statement)."""
+        frames: list[DataFrame] = []
+        callers: list[list[int]] = []
+        texts: dict[str, list[int]] = {}
+        for i, (sql, _, prepared) in enumerate(reads):
+            if isinstance(prepared, _Liftable):
+                texts.setdefault(sql, []).append(i)
+            else:
+                frames.append(prepared)
+                callers.append([i])
+        for sql, mine in texts.items():
+            lifted = reads[mine[0]][2].lifted
+            takes = [i for i in mine if _takes(lifted, reads[i][1])]
+            frame = None
+            if len(takes) > 1 and _one_type_each(lifted, [reads[i][1] for i in takes]):
+                frame = self._lifted_frame(sql, lifted, [reads[i][1] for i in takes])
+            if frame is not None:
+                frames.append(frame)
+                callers.append(takes)
+            else:
+                for i in takes:
+                    sql_i, params, prepared = reads[i]
+                    frames.append(prepared.frame if prepared.frame is not None
+                                  else self.frame(sql_i, params))
+                    callers.append([i])
+        if not frames:
+            return [None] * len(reads)
+        rows = self._union(frames, callers)
+        lifted_runs = [c for c in callers if len(c) > 1]
+        self.lifted_runs += len(lifted_runs)
+        self.lifted_reads += sum(map(len, lifted_runs))
+        outcomes: list[Rows | None] = [None] * len(reads)
+        for mine, got in zip(callers, rows, strict=True):
+            for i, part in zip(mine, got, strict=True):
+                outcomes[i] = part
+        return outcomes
+
+    def _lifted_frame(self, sql: str, lifted: Lifted, params: list[dict[str, Any]]
+                      ) -> DataFrame | None:
+        """The lifted statement with the callers' values as the rows of ``afr_p`` (each
+        value bound as it would be alone), analysed; None (and the text not lifted
+        again) when Spark refuses it."""
+        args: dict[str, Any] = {}
+        rows_sql = []
+        for i, values in enumerate(params):
+            cells = [str(i)]
+            for name in lifted.params:
+                key = f"afr{i}_{name}"
+                text, bound_args = _bind(f":{key}", {key: values[name]})
+                cells.append(text)
+                args.update(bound_args or {})
+            rows_sql.append(f"({', '.join(cells)})")
+        names = ", ".join([READ, *(PREFIX + n for n in lifted.params)])
+        statement = lifted.sql.replace(
+            VALUES_MARK, f"VALUES {', '.join(rows_sql)} AS afr_pv({names})")
+        try:
+            with _spark_errors():
+                return self.spark.sql(statement, args or None)
+        except StoreError:
+            self._unlifted.add(sql)
+            return None
 
     @contextmanager
     def _joins_in_one_job(self) -> Iterator[None]:
@@ -354,21 +456,32 @@ class SparkStore(Store):
             for name, value in saved.items():
                 conf.set(name, value)
 
-    def _union(self, frames: list[DataFrame]) -> list[Rows]:
+    def _union(self, frames: list[DataFrame], callers: list[list[int]] | None = None
+               ) -> list[list[Rows]]:
         """Several analysed reads of one result schema as one Spark query: a UNION ALL of
-        the DataFrames (each bound to its own parameters), each row tagged with its read's
-        position. A branch keeps its statement's order and limit (Spark concatenates a
-        union's branches; a branch's CTEs are its own)."""
+        the DataFrames, each row tagged with its branch; per branch, the rows of each of
+        its callers. A branch is one read (bound to its own parameters), or, where
+        ``callers`` lists several, a lifted statement whose rows carry their caller's
+        position among them. A branch keeps its statement's
+        order and limit (Spark concatenates a union's branches; a branch's CTEs are its
+        own)."""
         from pyspark.sql import functions
 
-        tagged = [frame.select(functions.lit(i).alias("afr_read"), "*")
-                  for i, frame in enumerate(frames)]
+        callers = callers or [[i] for i in range(len(frames))]
+        tagged = []
+        for branch, (frame, mine) in enumerate(zip(frames, callers, strict=True)):
+            tags = [functions.lit(branch).alias("afr_branch")]
+            if len(mine) == 1:
+                tags.append(functions.lit(0).alias(READ))
+            tagged.append(frame.select(*tags, "*"))
+        if len({_fields_key(t.schema.fields[2:]) for t in tagged}) > 1:
+            raise StoreError("Spark: a lifted statement changed a column's type")
         with _spark_errors(), self._progress("spark query"):
             columns, rows = self._rows(reduce(type(tagged[0]).unionAll, tagged))
-        split: list[list[tuple]] = [[] for _ in frames]
+        split: list[list[list[tuple]]] = [[[] for _ in mine] for mine in callers]
         for row in rows:
-            split[row[0]].append(row[1:])
-        return [(columns[1:], part) for part in split]
+            split[row[0]][row[1]].append(row[2:])
+        return [[(columns[2:], part) for part in parts] for parts in split]
 
     def _fetch(self, sql: str, params: dict[str, Any] | None, max_rows: int | None = None
                ) -> tuple[list[str], list[tuple]]:
@@ -802,11 +915,66 @@ def _bind(sql: str, params: dict[str, Any] | None) -> tuple[str, dict[str, Any] 
     return sql, args or None
 
 
+@dataclass(frozen=True)
+class _Liftable:
+    """A gathered read whose statement can be lifted; the first of its text and types of
+    values keeps the DataFrame its analysis made."""
+
+    lifted: Lifted
+    frame: DataFrame | None
+
+
+def _value_type(value: Any) -> Hashable:
+    """What of a value decides how Spark binds it, hence the types of the statement's
+    columns: its type; for a list, its values' types, a NULL among them, and whether it
+    goes as JSON (see ``_bind``)."""
+    value = plain(value)
+    if isinstance(value, list):
+        return ("list", frozenset(type(v) for v in value if v is not None), None in value,
+                _json_list_type(value))
+    return type(value)
+
+
+def _signature(lifted: Lifted, params: dict[str, Any] | None) -> Hashable:
+    return tuple(_value_type((params or {}).get(name, _MISSING)) for name in lifted.params)
+
+
+_MISSING = object()
+
+
+def _takes(lifted: Lifted, params: dict[str, Any] | None) -> bool:
+    """Whether a caller's values can be a row of the lifted statement's parameters:
+    every parameter bound, every LIMIT a non-negative integer (else it runs as its own
+    statement and gets its own error)."""
+    if params is None or any(name not in params for name in lifted.params):
+        return False
+    return all(type(plain(params[n])) is int and plain(params[n]) >= 0
+               for n in lifted.limits)
+
+
+def _one_type_each(lifted: Lifted, params: list[dict[str, Any]]) -> bool:
+    """Whether each parameter has values of one type among the callers (NULLs aside):
+    a VALUES table has one type per column, and a value Spark widened to another's type
+    (an integer to a double) could compute otherwise."""
+    for name in lifted.params:
+        kinds = {_value_type(p[name]) for p in params if p[name] is not None}
+        lists = [k for k in kinds if isinstance(k, tuple)]
+        if len(kinds) - len(lists) + bool(lists) > 1:
+            return False
+        if len(set().union(*(k[1] for k in lists))) > 1:
+            return False
+    return True
+
+
 def _schema_key(schema: Any) -> tuple[str, tuple[tuple[str, str], ...]]:
     """A result schema as a key: its columns' names and types in order (nested types
     with their fields' names and types; nullability left out, as a union changes no
     value for it)."""
-    return "shape", tuple((f.name, f.dataType.simpleString()) for f in schema.fields)
+    return "shape", _fields_key(schema.fields)
+
+
+def _fields_key(fields: Any) -> tuple[tuple[str, str], ...]:
+    return tuple((f.name, f.dataType.simpleString()) for f in fields)
 
 
 def _json_list_type(value: Any) -> str | None:

@@ -1,0 +1,424 @@
+"""One Spark statement for many callers of the same statement text: the statement lifted
+over a table of their parameters.
+
+Reads of a batch eval that share their text and differ only in bound values (a BM25
+search, the answers' names for display) would each be analysed and planned by Spark,
+and a union of them planned again. Lifted, the statement runs once: its parameters
+become columns of a table ``afr_p`` (one row per caller, ``afr_read`` its position),
+every part of the statement that depends on a parameter carries ``afr_read`` along,
+and the rows come back tagged with their caller's position.
+
+The rewrite is exact or refused (``lift`` returns None, the reads then run as a union
+of the separate statements). Per SELECT that depends on the caller (it names a
+parameter, a dependent CTE or derived table, or holds a dependent IN subquery):
+
+- its first dependent source (the *anchor*) gives the row's caller; every other
+  dependent source joins it on ``afr_read``; one with none cross joins ``afr_p``;
+  ``x IN (SELECT EXPLODE(<parameters>))`` as a conjunct of WHERE becomes a join with
+  the exploded, distinct values (a semi-join, as alone);
+- a dependent ``x IN (subquery)`` elsewhere becomes ``(afr_read, x) IN (…)``;
+- GROUP BY and every window's PARTITION BY gain ``afr_read``; an aggregate without
+  GROUP BY (one row alone, even over no rows) is grouped by caller and padded with a
+  row of NULLs for a caller with no rows, allowed only where that is what the aggregate
+  gives over no rows (SUM, AVG, MIN, MAX under NULL-keeping arithmetic and casts);
+- ``ORDER BY … LIMIT n`` becomes a ROW_NUMBER per caller, kept up to n (a parameter
+  or a literal); a top-level ORDER BY is kept, and the rows of a caller keep the
+  statement's order when split back (the callers' rows may interleave).
+
+Refused: set operations, stars, OFFSET, RIGHT/FULL/NATURAL/USING joins, other
+subqueries (EXISTS, scalar), recursive CTEs, and anything else this module does not
+know, when it depends on the caller. A statement that depends on no parameter is
+marked ``shared`` and left to the caller (the store runs it as any other read).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from sqlglot import exp, parse_one
+from sqlglot.errors import SqlglotError
+
+#: The table of the callers' parameters, and its columns.
+PARAMS = "afr_p"
+READ = "afr_read"
+PREFIX = "afr_p_"
+#: Stands for the VALUES of the parameters until a group is run.
+VALUES_MARK = "afr_params_values"
+
+
+@dataclass(frozen=True)
+class Lifted:
+    """A statement lifted over ``afr_p``: its text (first column ``afr_read``), the
+    parameters that are its columns, and those used as a LIMIT (each caller's must be a
+    non-negative integer, or the caller runs alone and gets its own error)."""
+
+    sql: str
+    params: tuple[str, ...]
+    limits: tuple[str, ...]
+    shared: bool  # depends on no parameter: nothing to lift
+
+
+class _Refused(Exception):
+    """The statement holds something this rewrite does not lift exactly."""
+
+
+@dataclass
+class _Context:
+    dependent: set[str] = field(default_factory=set)  # CTE names whose rows depend
+    params: set[str] = field(default_factory=set)
+    limits: set[str] = field(default_factory=set)
+    made: set[str] = field(default_factory=set)  # joins made of exploded parameters
+    count: int = 0  # aliases made, for unique names
+
+    def alias(self, stem: str) -> str:
+        self.count += 1
+        return f"afr_{stem}{self.count}"
+
+
+@lru_cache(maxsize=256)
+def lift(sql: str) -> Lifted | None:
+    """The statement lifted over its callers' parameters, or None where the rewrite
+    would not be exact (the statement then runs per caller)."""
+    try:
+        tree = parse_one(sql, read="spark")
+    except SqlglotError:
+        return None
+    if not isinstance(tree, exp.Select) or any(
+            i.name.lower().startswith("afr_") for i in tree.find_all(exp.Identifier)):
+        return None  # afr_ names are the rewrite's own
+    ctx = _Context()
+    try:
+        lifted = _lift_statement(tree, ctx)
+    except _Refused:
+        return None
+    if lifted is None:
+        return Lifted(sql, (), (), shared=True)
+    if lifted.find(exp.Placeholder):
+        return None  # a parameter in a place the rewrite did not reach
+    with_ = lifted.args.get("with_") or exp.With(expressions=[])
+    values = exp.select("*").from_(VALUES_MARK)
+    with_.set("expressions", [exp.CTE(this=values, alias=exp.TableAlias(
+        this=exp.to_identifier(PARAMS))), *with_.expressions])
+    lifted.set("with_", with_)
+    return Lifted(lifted.sql("spark"), tuple(sorted(ctx.params)), tuple(sorted(ctx.limits)),
+                  shared=False)
+
+
+def _lift_statement(tree: exp.Select, ctx: _Context) -> exp.Select | None:
+    """The statement with its dependent CTEs and main SELECT lifted (None: independent)."""
+    with_ = tree.args.get("with_")
+    if with_ is not None:
+        if with_.args.get("recursive"):
+            raise _Refused
+        tree.set("with_", None)
+        for cte in with_.expressions:
+            body = _lift_query(cte.this, ctx, top=False)
+            if body is not None:
+                cte.set("this", body)
+                ctx.dependent.add(cte.alias_or_name.lower())
+    main = _lift_query(tree, ctx, top=True)
+    if main is None:
+        if ctx.dependent:
+            raise _Refused  # a dependent CTE the main query does not read: unexpected
+        if with_ is not None:
+            tree.set("with_", with_)
+        return None
+    if with_ is not None:
+        main.set("with_", with_)
+    return main
+
+
+def _depends(node: exp.Expression, ctx: _Context) -> bool:
+    return any(isinstance(n, exp.Placeholder) or (
+        isinstance(n, exp.Table) and not n.args.get("db") and n.name.lower() in ctx.dependent)
+        for n in node.walk())
+
+
+def _lift_query(query: exp.Expression, ctx: _Context, *, top: bool) -> exp.Select | None:
+    if not _depends(query, ctx):
+        return None
+    if not isinstance(query, exp.Select) or query.args.get("with_"):
+        raise _Refused
+    return _Scope(query, ctx, top).lift()
+
+
+def _own_nodes(select: exp.Select) -> list[exp.Expression]:
+    """The select's own nodes, not those inside its subqueries (a subquery is listed)."""
+    return list(select.walk(prune=lambda n: n is not select and isinstance(
+        n, (exp.Subquery, exp.Query))))
+
+
+_UNKNOWN = ("laterals", "offset", "qualify", "windows", "sort", "cluster", "distribute",
+            "pivots", "connect", "prewhere", "match", "into", "kind")
+
+
+class _Scope:
+    """One dependent SELECT being lifted."""
+
+    def __init__(self, select: exp.Select, ctx: _Context, top: bool) -> None:
+        if any(select.args.get(arg) for arg in _UNKNOWN) or any(
+                isinstance(e, exp.Star) or (isinstance(e, exp.Column) and e.is_star)
+                for e in select.expressions):
+            raise _Refused
+        distinct = select.args.get("distinct")
+        if distinct is not None and distinct.args.get("on"):
+            raise _Refused
+        self.select, self.ctx, self.top = select, ctx, top
+        self.anchor: str | None = None
+        self.uses_params = False
+
+    def lift(self) -> exp.Select:
+        select = self.select
+        self._conjuncts_to_joins()
+        sources = self._sources()
+        self.anchor = next((name for name, dep, _ in sources if dep), None)
+        self._join_on_anchor(sources)
+        subqueries = self._lift_subqueries()
+        self._bind_params()
+        if self.anchor is None:
+            self.anchor = PARAMS
+            if select.args.get("from_") is None:
+                select.from_(PARAMS, copy=False)
+            else:
+                select.join(PARAMS, join_type="CROSS", copy=False)
+        elif self.uses_params:
+            select.join(PARAMS, on=_eq(PARAMS, self.anchor), copy=False)
+        for in_ in subqueries:
+            in_.set("this", exp.Tuple(expressions=[_read(self.anchor), in_.this]))
+        self._partition()
+        select.set("expressions", [exp.alias_(_read(self.anchor), READ),
+                                   *select.expressions])
+        padded = self._group()
+        if select.args.get("limit") is not None:
+            if padded:
+                raise _Refused
+            return self._limited(self._output_names())
+        if select.args.get("order") is not None and not self.top:
+            select.set("order", None)  # no meaning without a LIMIT, none for the caller
+        return self._padded(self._output_names()) if padded else select
+
+    def _sources(self) -> list[tuple[str, bool, exp.Join | None]]:
+        """Each FROM item and join: its name, whether it depends on the caller, its
+        join (None for the FROM item); derived tables lifted on the way."""
+        select = self.select
+        out: list[tuple[str, bool, exp.Join | None]] = []
+        from_ = select.args.get("from_")
+        items = ([(from_.this, None)] if from_ is not None else []) + [
+            (j.this, j) for j in select.args.get("joins") or []]
+        for source, join in items:
+            if join is not None and (join.args.get("using") or join.side in ("RIGHT", "FULL")
+                                     or join.kind not in ("", "INNER", "CROSS", "SEMI",
+                                                          "ANTI", "OUTER")
+                                     or join.args.get("method")):
+                raise _Refused
+            if isinstance(source, exp.Table):
+                dep = not source.args.get("db") and source.name.lower() in self.ctx.dependent
+            elif isinstance(source, exp.Subquery) and source.alias in self.ctx.made:
+                dep = True
+            elif isinstance(source, exp.Subquery) and source.alias:
+                inner = _lift_query(source.this, self.ctx, top=False)
+                dep = inner is not None
+                if dep:
+                    source.set("this", inner)
+            else:
+                raise _Refused
+            out.append((source.alias_or_name, dep, join))
+        return out
+
+    def _join_on_anchor(self, sources: list[tuple[str, bool, exp.Join | None]]) -> None:
+        seen_anchor = False
+        for name, dep, join in sources:
+            if not dep:
+                continue
+            if not seen_anchor:
+                seen_anchor = True
+                if join is not None and join.side:  # a LEFT JOIN's right side
+                    raise _Refused
+                continue
+            assert join is not None
+            on = join.args.get("on")
+            join.set("on", _eq(name, self.anchor) if on is None else exp.and_(
+                on, _eq(name, self.anchor)))
+            if join.kind == "CROSS":
+                join.set("kind", None)
+
+    def _conjuncts_to_joins(self) -> None:
+        """``x IN (SELECT EXPLODE(<parameters>))`` ANDed into WHERE: a join with the
+        callers' distinct values (NULLs and an empty list match nothing, as alone)."""
+        where = self.select.args.get("where")
+        if where is None:
+            return
+        kept = []
+        for cond in where.this.flatten() if isinstance(where.this, exp.And) else [where.this]:
+            values = _param_explode(cond)
+            if values is None:
+                kept.append(cond)
+                continue
+            name = self.ctx.alias("in")
+            values = self._bind(values)
+            rows = (exp.select(exp.alias_(exp.column(READ, PARAMS), READ),
+                               exp.alias_(exp.Explode(this=values), "afr_v"))
+                    .from_(PARAMS).distinct())
+            self.select.join(exp.Subquery(this=rows, alias=exp.TableAlias(
+                this=exp.to_identifier(name))), on=exp.EQ(
+                this=cond.this, expression=exp.column("afr_v", name)), copy=False)
+            self.ctx.made.add(name)  # the join is a dependent source of its own
+        self.select.set("where", exp.Where(this=exp.and_(*kept)) if kept else None)
+
+    def _lift_subqueries(self) -> list[exp.In]:
+        """Dependent IN subqueries, lifted (their left side gains the caller later)."""
+        ins = []
+        for node in _own_nodes(self.select):
+            if node is self.select:
+                continue
+            if isinstance(node, exp.Query) and not isinstance(node, exp.Subquery):
+                # a query not in parentheses of its own (EXISTS)
+                if _depends(node, self.ctx):
+                    raise _Refused
+                continue
+            if not isinstance(node, exp.Subquery):
+                continue
+            if isinstance(node.parent, (exp.Join, exp.From)):
+                continue  # a derived table: lifted as a source
+            inner = _lift_query(node.this, self.ctx, top=False)
+            if inner is None:
+                continue
+            if not isinstance(node.parent, exp.In) or node.arg_key != "query":
+                raise _Refused
+            node.set("this", inner)
+            ins.append(node.parent)
+        return ins
+
+    def _bind_params(self) -> None:
+        for node in _own_nodes(self.select):
+            if isinstance(node, exp.Placeholder):
+                if isinstance(node.parent, exp.Limit):
+                    self.ctx.limits.add(node.name)
+                self.uses_params = True
+                node.replace(self._column(node))
+
+    def _bind(self, node: exp.Expression) -> exp.Expression:
+        """``node`` with each parameter as its column of ``afr_p``."""
+        if isinstance(node, exp.Placeholder):
+            return self._column(node)
+        for ph in list(node.find_all(exp.Placeholder)):
+            ph.replace(self._column(ph))
+        return node
+
+    def _column(self, placeholder: exp.Placeholder) -> exp.Column:
+        if not placeholder.name:
+            raise _Refused  # a positional ? has no name to be a column
+        self.ctx.params.add(placeholder.name)
+        return exp.column(PREFIX + placeholder.name, PARAMS)
+
+    def _partition(self) -> None:
+        for node in _own_nodes(self.select):
+            if isinstance(node, exp.Window):
+                node.set("partition_by", [_read(self.anchor),
+                                          *(node.args.get("partition_by") or [])])
+
+    def _output_names(self) -> list[str]:
+        names = [e.alias_or_name for e in self.select.expressions[1:]]
+        if not all(names) or len({n.lower() for n in names}) < len(names):
+            raise _Refused
+        return names
+
+    def _group(self) -> bool:
+        """GROUP BY per caller; True when an aggregate without GROUP BY must be padded."""
+        select = self.select
+        group = select.args.get("group")
+        params = [exp.column(PREFIX + p, PARAMS) for p in sorted(_own_params(select))]
+        if group is not None:
+            group.set("expressions", [_read(self.anchor), *params, *group.expressions])
+            return False
+        if not any(isinstance(n, exp.AggFunc) and not n.find_ancestor(exp.Window)
+                   for n in _own_nodes(select)):
+            return False
+        if select.args.get("having") or not all(
+                _null_over_no_rows(e) for e in select.expressions[1:]):
+            raise _Refused
+        select.group_by(_read(self.anchor), *params, copy=False)
+        return True
+
+    def _limited(self, names: list[str]) -> exp.Select:
+        """``ORDER BY … LIMIT n`` as the first n rows of each caller."""
+        select = self.select
+        if select.args.get("distinct"):
+            raise _Refused  # ROW_NUMBER would count rows before DISTINCT removes any
+        limit = select.args["limit"].expression
+        order = select.args.get("order")
+        keys = order.expressions if order is not None else [_read(self.anchor)]
+        number = exp.Window(this=exp.RowNumber(), partition_by=[_read(self.anchor)],
+                            order=exp.Order(expressions=keys))
+        if not (isinstance(limit, exp.Literal) or (
+                isinstance(limit, exp.Column) and limit.table == PARAMS)):
+            raise _Refused
+        select.set("limit", None)
+        select.set("order", None)
+        select.select(exp.alias_(number, "afr_rn"), exp.alias_(limit, "afr_lim"), copy=False)
+        name = self.ctx.alias("top")
+        outer = exp.select(READ, *(exp.column(n) for n in names)).from_(exp.Subquery(
+            this=select, alias=exp.TableAlias(this=exp.to_identifier(name)))).where(
+            "afr_rn <= afr_lim")
+        return outer.order_by("afr_rn") if self.top else outer
+
+    def _padded(self, names: list[str]) -> exp.Select:
+        """An aggregate without GROUP BY: one row per caller, NULLs for a caller whose
+        rows were none (what the aggregate gives over no rows, checked before)."""
+        name = self.ctx.alias("agg")
+        return exp.select(exp.alias_(exp.column(READ, PARAMS), READ),
+                          *(exp.column(n, name) for n in names)).from_(PARAMS).join(
+            exp.Subquery(this=self.select, alias=exp.TableAlias(
+                this=exp.to_identifier(name))), on=_eq(name, PARAMS), join_type="LEFT")
+
+
+def _own_params(select: exp.Select) -> set[str]:
+    return {n.name[len(PREFIX):] for n in _own_nodes(select)
+            if isinstance(n, exp.Column) and n.table == PARAMS and n.name.startswith(PREFIX)}
+
+
+def _param_explode(cond: exp.Expression) -> exp.Expression | None:
+    """The values of ``x IN (SELECT EXPLODE(v))`` where v names parameters only."""
+    query = cond.args.get("query") if isinstance(cond, exp.In) else None
+    if query is None or isinstance(cond.this, exp.Tuple):
+        return None
+    inner = query.this
+    if not isinstance(inner, exp.Select) or len(inner.expressions) != 1 or any(
+            inner.args.get(a) for a in inner.args if a != "expressions"):
+        return None
+    explode = inner.expressions[0].unalias()
+    if type(explode) is not exp.Explode:
+        return None
+    values = explode.this
+    if values.find(exp.Column, exp.Query) or not values.find(exp.Placeholder):
+        return None
+    return values.copy()
+
+
+_NULL_KEEPING = (exp.Cast, exp.TryCast, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Paren,
+                 exp.Neg, exp.Ln, exp.Floor, exp.Alias, exp.Literal, exp.DataType)
+_NULL_OVER_NO_ROWS = (exp.Sum, exp.Avg, exp.Min, exp.Max)
+
+
+def _null_over_no_rows(expression: exp.Expression) -> bool:
+    """Whether the expression is NULL over no rows: its aggregates are, and what is
+    around them keeps a NULL (a COUNT, a COALESCE or a bare literal would not)."""
+    def walk(node: exp.Expression) -> bool:
+        if isinstance(node, _NULL_OVER_NO_ROWS):
+            return True
+        if not isinstance(node, _NULL_KEEPING) or isinstance(node, exp.Literal):
+            return False
+        parts = [c for c in node.iter_expressions() if not isinstance(c, (
+            exp.DataType, exp.Identifier))]
+        return any(walk(c) for c in parts) and all(
+            walk(c) or isinstance(c, exp.Literal) for c in parts)
+    return walk(expression)
+
+
+def _read(table: str | None) -> exp.Column:
+    return exp.column(READ, table)
+
+
+def _eq(left: str, right: str | None) -> exp.EQ:
+    return exp.EQ(this=_read(left), expression=_read(right))
