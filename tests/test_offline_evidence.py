@@ -55,6 +55,22 @@ NOUNS = {1: ("snake", "a limbless scaled reptile"),
          6: ("call", "a loud utterance; the characteristic cry of a bird")}
 
 
+def _schema(name: str, candidates: list[str], labels: dict[str, str],
+            others: list[str]) -> dict:
+    """A directed SKB schema whose edge types join the types their labels begin and end
+    with ("word_can_mean_noun_concept": word → noun_concept)."""
+    types = [*candidates, *others]
+
+    def ends(label: str) -> tuple[str, str]:
+        return (next(t for t in types if label.startswith(t + "_")),
+                next(t for t in types if label.endswith("_" + t)))
+
+    return {"name": name, "directed": True, "candidate_types": candidates,
+            "node_types": {t: {} for t in types},
+            "edge_types": {e: {"source": ends(label)[0], "target": ends(label)[1],
+                               "label": label} for e, label in labels.items()}}
+
+
 def make(store: Store, tmp_path: Path) -> None:
     nodes = [{"id": i, "type": "noun_concept", "name": n, "text": t}
              for i, (n, t) in NOUNS.items()]
@@ -195,16 +211,10 @@ def test_a_relation_the_question_names_links_the_word_after_it(store: Store,
     verb ascend (same stem), a name no exact link finds. A word that names nodes at the
     ends of several relations named by one word ("can mean" a noun or a verb) is a weak
     link; a question that names no relation links nothing this way."""
-    schema = {"name": "verbs", "directed": True,
-              "candidate_types": ["verb_concept", "word"],
-              "node_types": {"verb_concept": {}, "noun_concept": {}, "word": {}},
-              "edge_types": {
-                  "antonym": {"source": "verb_concept", "target": "verb_concept",
-                              "label": "verb_concept_is_the_opposite_of_verb_concept"},
-                  "word_verb": {"source": "word", "target": "verb_concept",
-                                "label": "word_can_mean_verb_concept"},
-                  "word_noun": {"source": "word", "target": "noun_concept",
-                                "label": "word_can_mean_noun_concept"}}}
+    schema = _schema("verbs", ["verb_concept", "word"], {
+        "antonym": "verb_concept_is_the_opposite_of_verb_concept",
+        "word_verb": "word_can_mean_verb_concept",
+        "word_noun": "word_can_mean_noun_concept"}, ["noun_concept"])
     nodes = [{"id": 1, "type": "verb_concept", "name": "ascend", "text": "travel upward"},
              {"id": 2, "type": "verb_concept", "name": "descend", "text": "travel down"},
              {"id": 3, "type": "verb_concept", "name": "rise", "text": "move upward"},
@@ -260,15 +270,10 @@ def test_a_path_the_question_writes_out_beats_an_unnamed_direct_edge(
     type's word, then the words of the second relation, then the entity — two hops, not a
     direct edge between products and brands. Without words for the second hop (two edge
     types join products to brands) the question writes no path."""
-    schema = {"name": "shop", "directed": True, "candidate_types": ["product"],
-              "node_types": {"product": {}, "brand": {}},
-              "edge_types": {
-                  "bought": {"source": "product", "target": "product",
-                             "label": "product_also_bought_with_product"},
-                  "has_brand": {"source": "product", "target": "brand",
-                                "label": "product_has_brand_brand"},
-                  "sold_by": {"source": "product", "target": "brand",
-                              "label": "product_is_sold_by_brand"}}}
+    schema = _schema("shop", ["product"], {
+        "bought": "product_also_bought_with_product",
+        "has_brand": "product_has_brand_brand",
+        "sold_by": "product_is_sold_by_brand"}, ["brand"])
     nodes = [{"id": i, "type": "product", "name": n, "text": n}
              for i, n in enumerate(["Kettle K1", "Mug M2", "Lamp L3"], 1)]
     nodes.append({"id": 10, "type": "brand", "name": "Acme", "text": "a brand"})
