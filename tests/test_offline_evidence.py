@@ -110,6 +110,19 @@ def test_links_are_names_not_ordinary_words(store: Store, tmp_path: Path) -> Non
     assert [e.mention for e in two_words] == ["puff adder"]
 
 
+def test_a_long_name_is_linked_whole(store: Store, tmp_path: Path) -> None:
+    """A paper's title of nine words is one entity (n-grams stopped at six words, so the
+    synthetic MAG set's titles were never linked)."""
+    title = "Practical Incremental Indexing of Source Code with Sparse Transformers"
+    schema = _schema("papers", ["paper"], {"cites": "paper_cites_paper"}, [])
+    nodes = [{"id": 1, "type": "paper", "name": title, "text": "indexing code"},
+             {"id": 2, "type": "paper", "name": "Source Code", "text": "code"}]
+    load_skb_dir(store, write_skb(tmp_path / "skb", schema, nodes, [(2, "cites", 1)]),
+                 progress=False)
+    (paper,) = named_entities(store, f"Which paper cites {title}?", store.skb_schema())
+    assert (paper.node_id, paper.name) == (1, title)
+
+
 def test_the_word_after_the_answer_type_is_the_questions_own(store: Store,
                                                             tmp_path: Path) -> None:
     """"Which verbs call …": "verbs" names the answers, so it does not type "call" as the

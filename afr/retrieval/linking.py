@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from afr.store.base import Store
 from afr.store.skb import SkbSchema
 
-MAX_GRAM = 6
+MAX_GRAM = 12  # words of the longest name linked: paper titles run past six (MAG's did)
 MAX_ENTITIES = 3
 HEAD_WORDS = 5  # where a question names the kind of answer it asks for
 # Links less sure than this are not made: a short, ordinary word that names many nodes

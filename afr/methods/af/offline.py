@@ -79,7 +79,7 @@ def _path_words(path: str) -> set[str]:
     return _words(path.replace(".", " "))
 
 
-PATH_WINDOW = 8  # words before an entity in which the question may write its path
+PATH_WINDOW = 12  # words before an entity in which the question may write its path
 # Words that introduce a node the question does not name ("a product", "an exposure").
 _INDEFINITE = frozenset(["a", "an", "some", "any"])
 
