@@ -132,10 +132,7 @@ def link_entities(store: Store, question: str, exclude_words: set[str],
              if g not in exclude_words}
     if not grams:
         return []
-    rows = store.run("offline/link_names.sql", {"grams": list(grams)})
-    by_mention: dict[str, list[tuple[int, str, str]]] = {}
-    for node_id, node_type, matched, name in rows:
-        by_mention.setdefault(matched, []).append((int(node_id), node_type, name or matched))
+    by_mention = nodes_named(store, list(grams))
     found: list[LinkedEntity] = []
     # Longest mentions first; a mention inside a longer one is the same entity's words.
     for mention in sorted(by_mention, key=lambda m: (-len(m), grams[m][0])):
@@ -163,6 +160,30 @@ def link_entities(store: Store, question: str, exclude_words: set[str],
         if len(found) >= MAX_ENTITIES:
             break
     return sorted(found, key=lambda e: e.span[0])
+
+
+def nodes_named(store: Store, grams: list[str]) -> dict[str, list[tuple[int, str, str]]]:
+    """The nodes whose name or alias equals one of ``grams`` (lower case): gram → (node
+    id, node type, name)."""
+    rows = store.run("offline/link_names.sql", {"grams": grams})
+    named: dict[str, list[tuple[int, str, str]]] = {}
+    for node_id, node_type, matched, name in rows:
+        named.setdefault(matched, []).append((int(node_id), node_type, name or matched))
+    return named
+
+
+def name_words(name: str) -> set[str]:
+    """The words of a type's, label's or attribute's name, stopwords aside."""
+    return {p for p in re.split(r"[_\s/\-]+", name.lower()) if p and p not in STOPWORDS}
+
+
+def label_words(schema: SkbSchema, edge_type: str) -> set[str]:
+    """An edge type's own words: its label's, the names of the types it joins aside
+    ("adjective_concept_is_similar_to_adjective_concept": similar)."""
+    e = schema.edge_types[edge_type]
+    ends = {p for t in (e.source_type, e.target_type) if t is not None
+            for p in name_words(t) | name_words(schema.node_types[t].label)}
+    return name_words(e.label) - ends
 
 
 def type_words(schema: SkbSchema) -> dict[str, str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from afr.retrieval.linking import STOPWORDS, tokens
+from afr.retrieval.linking import STOPWORDS, nodes_named, tokens
 from afr.store.base import Store
 from afr.store.skb import SkbSchema
 
@@ -92,10 +92,7 @@ def asked_class(store: Store, question: str, schema: SkbSchema, target_type: str
     phrases = asked_phrases(question, type_words)
     if not phrases:
         return None
-    rows = store.run("offline/link_names.sql", {"grams": sorted({f for _, f in phrases})})
-    named: dict[str, list[tuple[int, str, str]]] = {}
-    for node_id, node_type, matched, name in rows:
-        named.setdefault(matched, []).append((int(node_id), node_type, name or matched))
+    named = nodes_named(store, sorted({f for _, f in phrases}))
     for mention, form in phrases:
         nodes = [n for n in named.get(form, []) if n[2].lower() == form]
         if not nodes:

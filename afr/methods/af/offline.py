@@ -20,7 +20,9 @@ from afr.retrieval.linking import (
     STOPWORDS,
     LinkedEntity,
     guess_target_type,
+    label_words,
     link_entities,
+    name_words,
     tokens,
     type_words,
 )
@@ -61,22 +63,15 @@ class OfflineFormalization:
 
 
 def _label_overlap(schema: SkbSchema, edge_type: str, question_words: set[str]) -> int:
-    """How many of the question's words the edge type's label names, its end types' names
-    aside: "adjective_concept_is_similar_to_adjective_concept" names "similar", not
+    """How many of the question's words the edge type's own words name (``label_words``):
+    "adjective_concept_is_similar_to_adjective_concept" names "similar", not
     "adjectives", which every edge between adjectives would match."""
-    e = schema.edge_types[edge_type]
-    ends = {p for t in (e.source_type, e.target_type)
-            for p in _words(t) | _words(schema.node_types[t].label)}
-    stems = {p[:5] for p in _words(e.label) - ends}
+    stems = {p[:5] for p in label_words(schema, edge_type)}
     return sum(1 for w in question_words if w[:5] in stems)
 
 
-def _words(name: str) -> set[str]:
-    return {p for p in re.split(r"[_\s/\-]+", name.lower()) if p and p not in STOPWORDS}
-
-
 def _path_words(path: str) -> set[str]:
-    return _words(path.replace(".", " "))
+    return name_words(path.replace(".", " "))
 
 
 PATH_WINDOW = 12  # words before an entity in which the question may write its path
@@ -85,7 +80,7 @@ _INDEFINITE = frozenset(["a", "an", "some", "any"])
 
 
 def _written_path(schema: SkbSchema, target_type: str, ent: LinkedEntity, i: int,
-                  question: str, words: dict[str, str] | None, target: str, const: str
+                  question: str, words: dict[str, str], target: str, const: str
                   ) -> tuple[list[str], str] | None:
     """Two hops the question writes out before the entity: "bought together with a product
     by the brand X" — a relation's own word, then a type word for its other end after "a"
@@ -96,7 +91,7 @@ def _written_path(schema: SkbSchema, target_type: str, ent: LinkedEntity, i: int
     the middle type."""
     before = [w.lower() for w, _, end in tokens(question) if end <= ent.span[0]][-PATH_WINDOW:]
     for j in range(len(before) - 1, 0, -1):
-        mid = (words or {}).get(before[j])
+        mid = words.get(before[j])
         if mid is None or mid == ent.node_type:
             continue
         if not _INDEFINITE & set(before[max(0, j - 3):j]):
@@ -236,8 +231,7 @@ def formalize(store: Store, question: str, schema: SkbSchema, catalog: Attribute
     target = f"(y:{_label(schema.node_types[target_type].label)})" if target_type else "(y)"
     qualifies = _qualifiers(store, entities)
     for i, ent in enumerate(entities, 1):
-        const = (f"(c{i}:{_label(schema.node_types[ent.node_type].label)} "
-                 f"{{name: {_quote(ent.name)}}})")
+        const = _constant(schema, ent, i)
         if i in qualifies:
             other, etype, forward = qualifies[i]
             other_ent = entities[other - 1]
@@ -273,11 +267,16 @@ def formalize(store: Store, question: str, schema: SkbSchema, catalog: Attribute
     return OfflineFormalization(target_type, cypher, entities, notes, confidence)
 
 
+def _constant(schema: SkbSchema, ent: LinkedEntity, i: int) -> str:
+    """The ``i``-th linked entity as a Cypher constant: (ci:`type` {name: "…"})."""
+    return f"(c{i}:{_label(schema.node_types[ent.node_type].label)} {{name: {_quote(ent.name)}}})"
+
+
 def _relation_link_pattern(schema: SkbSchema, link: RelationLink, target: str, n: int,
                            notes: list[str]) -> str:
     """The target joined to the ``n``-th constant by the relation the question names."""
     ent = link.entity
-    const = f"(c{n}:{_label(schema.node_types[ent.node_type].label)} {{name: {_quote(ent.name)}}})"
+    const = _constant(schema, ent, n)
     notes.append(f"{ent.mention!r} read as {ent.name!r}: the {link.edge_type} the question "
                  "names")
     return _pattern(schema, link.edge_type, link.forward, target, const)
@@ -327,8 +326,8 @@ def _qualifiers(store: Store, entities: list[LinkedEntity]) -> dict[int, tuple[i
 
 def _join_to_target(schema: SkbSchema, target_type: str | None, target: str,
                     ent: LinkedEntity, const: str, i: int, qwords: set[str],
-                    notes: list[str], question: str = "",
-                    words: dict[str, str] | None = None) -> tuple[list[str], float]:
+                    notes: list[str], question: str,
+                    words: dict[str, str]) -> tuple[list[str], float]:
     """The patterns that join entity ``i`` to the target — one hop, else two (the edge
     types whose labels the question's words name best), else any relation — and how far
     that guess of the relation is trusted (``RELATION_TRUST``)."""

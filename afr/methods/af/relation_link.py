@@ -12,12 +12,11 @@ after the relation's word.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from afr.lexical.record import index_tokenizer
 from afr.lexical.tokens import Tokenizer
-from afr.retrieval.linking import STOPWORDS, LinkedEntity, tokens
+from afr.retrieval.linking import STOPWORDS, LinkedEntity, label_words, tokens
 from afr.store.base import Store
 from afr.store.skb import SkbSchema
 
@@ -85,9 +84,7 @@ def _named_relations(schema: SkbSchema, target_type: str,
         if target_type not in (e.source_type, e.target_type) or e.target_type is None \
                 or e.source_type is None:
             continue
-        ends = {p for t in (e.source_type, e.target_type)
-                for p in _parts(t) | _parts(schema.node_types[t].label)}
-        own = frozenset(p[:STEM_PREFIX] for p in _parts(e.label) - ends if len(p) >= 4)
+        own = frozenset(p[:STEM_PREFIX] for p in label_words(schema, e.type) if len(p) >= 4)
         at = next((i for i, (w, _, _) in enumerate(words)
                    if len(w) >= 4 and w.lower()[:STEM_PREFIX] in own), None)
         if at is None:
@@ -96,10 +93,6 @@ def _named_relations(schema: SkbSchema, target_type: str,
         other = e.target_type if forward else e.source_type
         out.append(_Named(e.type, other, forward, at, own))
     return out
-
-
-def _parts(name: str) -> set[str]:
-    return {p for p in re.split(r"[_\s/\-]+", name.lower()) if p and p not in STOPWORDS}
 
 
 def _inside(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
