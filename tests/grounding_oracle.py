@@ -22,7 +22,9 @@ The definition, as implemented here:
   type e (any type when e is None) leads from h to t. The walk follows the stored
   direction only when the pattern has an arrow and the edge type is directed (its own
   flag in skb.json, else the SKB's); an untyped pattern follows its arrow only when every
-  edge type of the SKB is directed. Otherwise edges are walked both ways.
+  edge type of the SKB is directed. Otherwise edges are walked both ways. With
+  alternative types (h)-[e|f*min..max]->(t), every hop may take an edge of any of them,
+  each type walked by its own direction rule.
 * Algorithm 2: each triplet intersects S(h) with the nodes that reach S(t), and S(t) with
   the nodes S(h) reaches, until nothing changes; S(target) is the level's answer set.
 * Algorithm 1's loop: levels in order, until a level's answer set holds at least k
@@ -118,10 +120,14 @@ def one_hop(skb: Skb, nodes: set[int], edge_type: str | None, along: bool,
 def linked(skb: Skb, nodes: set[int], t: Any, from_head: bool) -> set[int]:
     """The nodes at the other end of triplet ``t`` from ``nodes`` (its head's when
     ``from_head``), over walks of min_hops..max_hops hops."""
-    both_ways = not (t.directed and skb.is_directed(t.edge_type))
+    types = [t.edge_type, *t.alternatives]
     frontier, found = set(nodes), set()
     for hop in range(1, t.max_hops + 1):
-        frontier = one_hop(skb, frontier, t.edge_type, from_head, both_ways)
+        reached: set[int] = set()
+        for edge_type in types:
+            both_ways = not (t.directed and skb.is_directed(edge_type))
+            reached |= one_hop(skb, frontier, edge_type, from_head, both_ways)
+        frontier = reached
         if hop >= t.min_hops:
             found |= frontier
     return found

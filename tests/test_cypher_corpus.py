@@ -28,8 +28,9 @@ def _shape(graph: QueryGraph) -> dict:
         "target": graph.target,
         "symbols": {v: (s.label, [(c.attribute, c.op, c.value) for c in s.conditions])
                     for v, s in graph.symbols.items()},
-        "triplets": [(t.head, t.edge, t.tail, t.directed, t.min_hops, t.max_hops)
-                     for t in graph.triplets],
+        # alternative types as written: "a|b"
+        "triplets": [(t.head, "|".join(t.edges) or None, t.tail, t.directed, t.min_hops,
+                      t.max_hops) for t in graph.triplets],
     }
 
 

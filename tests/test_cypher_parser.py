@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from afr.cypher import parse_cypher
+from afr.cypher import parse_cypher, render_cypher
 from afr.cypher.model import OPERATORS, Condition
 
 
@@ -138,9 +138,13 @@ def test_lowercase_keywords_and_trailing_prose() -> None:
     assert g.target == "b" and g.symbols["b"].conditions == [Condition("n", ">", 2)]
 
 
-def test_alternative_types_keep_first() -> None:
-    g = parse_cypher("MATCH (a)-[:r|s]->(b) RETURN b")
-    assert g.triplets[0].edge == "r" and g.dropped
+def test_alternative_types_are_all_kept() -> None:
+    g = parse_cypher("MATCH (a)-[:r|s|:t|r*1..2]->(b) RETURN b")
+    t = g.triplets[0]
+    assert (t.edge, t.alternatives, t.edges) == ("r", ("s", "t"), ("r", "s", "t"))
+    assert (t.min_hops, t.max_hops) == (1, 2) and not g.dropped
+    assert "[:r|s|t*1..2]" in render_cypher(g)
+    assert parse_cypher(render_cypher(g)).triplets == g.triplets
 
 
 @pytest.mark.parametrize("text", ["", "hello", "MATCH", "MATCH (", "RETURN x", "((((",

@@ -229,7 +229,10 @@ def _step(rng: random.Random, skb: DrawnSkb, parent: str, at: int, child: str,
         node = rng.randrange(len(skb.nodes))
         head, tail = (parent, child) if rng.random() < 0.5 else (child, parent)
         edge = rng.choice([*EDGE_TYPES, None, None])
-    return node, GTriplet(head, edge, tail, rng.random() < 0.7, *hops)
+    # sometimes alternative types, [:e|f]: the other types in a drawn order
+    others = tuple(rng.sample([e for e in EDGE_TYPES if e != edge], rng.choice([1, 2])))
+    alternatives = others if edge is not None and rng.random() < 0.2 else ()
+    return node, GTriplet(head, edge, tail, rng.random() < 0.7, *hops, alternatives)
 
 
 def _symbol(rng: random.Random, skb: DrawnSkb, name: str, node: int

@@ -263,27 +263,42 @@ def _fix_node_labels(graph: QueryGraph, schema: SkbSchema, fixes: list[Fix]) -> 
 def _fix_edge_labels(graph: QueryGraph, schema: SkbSchema, fixes: list[Fix]) -> None:
     names = {t.type: (t.type, t.label) for t in schema.edge_types.values()}
     for i, t in enumerate(graph.triplets):
-        if t.edge is None:
-            continue
-        found = _match(t.edge, names, schema.edge_type)
-        if found is not None and found[1] == "exact":
-            continue
         ends = (_node_type(graph, schema, t.head), _node_type(graph, schema, t.tail))
-        if found is None or not _joins(schema, found[0], *ends):
-            by_words = _by_words(schema, t.edge, *ends)
-            if by_words is not None:
-                found = (by_words, "words")
-        if found is None or not _usable(found[0]):
-            continue
-        edge_type, how = found
-        kind, note = {
-            "normalised": ("edge_label", "case, separators or plural"),
-            "typo": ("edge_label_typo", f"did you mean {edge_type!r}?"),
-            "words": ("edge_label_words",
-                      f"the one edge type between {ends[0]} and {ends[1]} with these words"),
-        }[how]
-        fixes.append(Fix(kind, _trip_text(t), t.edge, edge_type, note))
-        graph.triplets[i] = replace(t, edge=edge_type)
+        edges = list(t.edges)
+        for j, edge in enumerate(edges):
+            found = _edge_fix(edge, names, schema, ends)
+            if found is None:
+                continue
+            edge_type, kind, note = found
+            fixes.append(Fix(kind, _trip_text(t), edge, edge_type, note))
+            edges[j] = edge_type
+        if edges != list(t.edges):
+            # two alternatives fixed to one type are one alternative
+            kept = tuple(dict.fromkeys(edges))
+            graph.triplets[i] = replace(t, edge=kept[0], alternatives=kept[1:])
+
+
+def _edge_fix(edge: str, names: dict[str, tuple[str, str]], schema: SkbSchema,
+              ends: tuple[str | None, str | None]) -> tuple[str, str, str] | None:
+    """(edge type, fix kind, note) for a relationship type the schema spells otherwise;
+    None when it is exact or has no usable match."""
+    found = _match(edge, names, schema.edge_type)
+    if found is not None and found[1] == "exact":
+        return None
+    if found is None or not _joins(schema, found[0], *ends):
+        by_words = _by_words(schema, edge, *ends)
+        if by_words is not None:
+            found = (by_words, "words")
+    if found is None or not _usable(found[0]):
+        return None
+    edge_type, how = found
+    kind, note = {
+        "normalised": ("edge_label", "case, separators or plural"),
+        "typo": ("edge_label_typo", f"did you mean {edge_type!r}?"),
+        "words": ("edge_label_words",
+                  f"the one edge type between {ends[0]} and {ends[1]} with these words"),
+    }[how]
+    return edge_type, kind, note
 
 
 def _node_type(graph: QueryGraph, schema: SkbSchema, var: str) -> str | None:
@@ -331,8 +346,9 @@ def _fix_types(graph: QueryGraph, schema: SkbSchema, target_type: str | None,
 
 
 def _ends(schema: SkbSchema, t: Triplet) -> tuple[str, str, str] | None:
-    """(edge type, source type, target type) of a one-hop triplet with declared ends."""
-    if t.edge is None or (t.min_hops, t.max_hops) != (1, 1):
+    """(edge type, source type, target type) of a one-hop triplet of one type with
+    declared ends."""
+    if t.edge is None or t.alternatives or (t.min_hops, t.max_hops) != (1, 1):
         return None
     e = schema.edge_types.get(schema.edge_type(t.edge) or "")
     if e is None or e.source_type is None or e.target_type is None:
@@ -350,7 +366,7 @@ def _type_pick(graph: QueryGraph, schema: SkbSchema, wanted: str | None,
     for t in graph.triplets:
         ends = _ends(schema, t)
         if ends is None:
-            if t.edge is not None and schema.edge_type(t.edge) is None:
+            if any(schema.edge_type(e) is None for e in t.edges):
                 blocked |= {t.head, t.tail}
             continue
         links.setdefault(t.head, []).append((ends, t.tail))
@@ -403,7 +419,8 @@ def _type_pick(graph: QueryGraph, schema: SkbSchema, wanted: str | None,
 
 def _fix_directions(graph: QueryGraph, schema: SkbSchema, fixes: list[Fix]) -> None:
     for i, t in enumerate(graph.triplets):
-        if not t.directed or t.edge is None or t.max_hops > 1 or t.head == t.tail:
+        if (not t.directed or t.edge is None or t.alternatives or t.max_hops > 1
+                or t.head == t.tail):
             continue
         e = schema.edge_types.get(schema.edge_type(t.edge) or "")
         if (e is None or e.source_type is None or e.target_type is None
@@ -553,7 +570,7 @@ def _trip_text(t: Triplet) -> str:
     hops = ""
     if (t.min_hops, t.max_hops) != (1, 1):
         hops = f"*{t.min_hops}..{t.max_hops}"
-    rel = f"[:{t.edge}{hops}]" if t.edge is not None else (f"[{hops}]" if hops else "")
+    rel = f"[:{'|'.join(t.edges)}{hops}]" if t.edges else (f"[{hops}]" if hops else "")
     return f"({t.head})-{rel}-{'>' if t.directed else ''}({t.tail})"
 
 

@@ -263,10 +263,11 @@ class _Parser:
             parts.append(name)
         return ".".join(parts) if parts else None
 
-    def relationship(self, inner: str | None) -> tuple[str | None, int, int]:
-        """(edge type or None, min hops, max hops) of ``[r:TYPE*1..2 {…}]``; never fails."""
+    def relationship(self, inner: str | None) -> tuple[tuple[str, ...], int, int]:
+        """(edge types, empty for any; min hops, max hops) of ``[r:A|B*1..2 {…}]``; never
+        fails."""
         if inner is None or not inner.strip():
-            return None, 1, 1
+            return (), 1, 1
         body = inner
         brace = body.find("{")
         if brace >= 0:
@@ -284,20 +285,19 @@ class _Parser:
         var_text, colon, types_text = body.partition(":")
         if var_text.strip() and self.identifier(var_text) is None:
             self.drop(f"[{inner}]", "relationship not understood: read as any relationship")
-            return None, lo, hi
+            return (), lo, hi
         if not colon:
-            return None, lo, hi
-        types = []
+            return (), lo, hi
+        types: list[str] = []
         for part in types_text.split("|"):
             name = self.loose_name(part.strip().lstrip(":"))
             if name is None:
                 self.drop(f"[{inner}]", "relationship type not understood: read as any "
                                         "relationship")
-                return None, lo, hi
-            types.append(name)
-        if len(types) > 1:
-            self.drop(f"[{inner}]", "alternative relationship types: only the first is used")
-        return types[0], lo, hi
+                return (), lo, hi
+            if name not in types:
+                types.append(name)
+        return tuple(types), lo, hi
 
     def hops(self, spec: str, inner: str) -> tuple[int, int]:
         m = _RANGE.fullmatch(spec)
@@ -347,15 +347,17 @@ class _Parser:
                 self.drop(text[rel_start:], "node pattern not closed")
                 return
             right = self.node(text[pos + 1:end])
-            edge, lo, hi = self.relationship(inner)
+            types, lo, hi = self.relationship(inner)
+            edge, others = (types[0], types[1:]) if types else (None, ())
             if back and forward:
                 self.drop(text[rel_start:pos], "a relationship cannot point both ways: "
                                                "read as undirected")
-                self.graph.triplets.append(Triplet(left, edge, right, False, lo, hi))
+                self.graph.triplets.append(Triplet(left, edge, right, False, lo, hi, others))
             elif back:
-                self.graph.triplets.append(Triplet(right, edge, left, True, lo, hi))
+                self.graph.triplets.append(Triplet(right, edge, left, True, lo, hi, others))
             else:
-                self.graph.triplets.append(Triplet(left, edge, right, forward, lo, hi))
+                self.graph.triplets.append(Triplet(left, edge, right, forward, lo, hi,
+                                                   others))
             left = right
             pos = _skip_space(text, end + 1)
 

@@ -105,6 +105,7 @@ class Triplet:
 
     ``edge`` is None for an untyped relationship. ``min_hops``/``max_hops`` describe
     variable-length patterns (``[:r*1..3]``); a plain relationship is 1..1.
+    ``alternatives``: the other types of ``[:edge|b|c]``; each hop may take any of them.
     """
 
     head: str
@@ -113,6 +114,12 @@ class Triplet:
     directed: bool = True
     min_hops: int = 1
     max_hops: int = 1
+    alternatives: tuple[str, ...] = ()
+
+    @property
+    def edges(self) -> tuple[str, ...]:
+        """Every type the relationship may have (empty: any)."""
+        return (self.edge, *self.alternatives) if self.edge is not None else ()
 
 
 @dataclass(frozen=True)
@@ -162,8 +169,12 @@ class QueryGraph:
             for end in (t.head, t.tail):
                 if end not in self.symbols:
                     out.append(f"triplet endpoint {end!r} is not a symbol")
-            if t.edge is not None and not _good_name(t.edge):
-                out.append(f"edge {t.edge!r} is empty or has control characters")
+            for edge in t.edges:
+                if not _good_name(edge):
+                    out.append(f"edge {edge!r} is empty or has control characters")
+            if t.alternatives and (t.edge is None or len(set(t.edges)) != len(t.edges)):
+                out.append(f"alternative edges {t.alternatives!r} without a first edge or "
+                           "repeated")
             if not isinstance(t.directed, bool):
                 out.append("triplet direction is not a bool")
             if not (isinstance(t.min_hops, int) and isinstance(t.max_hops, int)
@@ -214,6 +225,7 @@ class QueryGraph:
                 {
                     "head": t.head,
                     "edge": t.edge,
+                    **({"alternatives": list(t.alternatives)} if t.alternatives else {}),
                     "tail": t.tail,
                     "directed": t.directed,
                     "min_hops": t.min_hops,

@@ -54,7 +54,7 @@ def _rel(t: Triplet) -> str:
     hops = "" if (t.min_hops, t.max_hops) == (1, 1) else f"*{t.min_hops}..{t.max_hops}"
     if t.edge is None:
         return f"[{hops}]" if hops else ""
-    return f"[:{quote_name(t.edge)}{hops}]"
+    return f"[:{'|'.join(quote_name(e) for e in t.edges)}{hops}]"
 
 
 def render_cypher(graph: QueryGraph, *, order: Sequence[Triplet] | None = None,

@@ -16,6 +16,7 @@ from afr.cypher.model import (
     SUBSTRING_OPERATORS,
     Condition,
     QueryGraph,
+    Triplet,
     name_search_strings,
     target_component,
 )
@@ -52,6 +53,8 @@ class ResolvedTriplet:
     directed: bool
     min_hops: int = 1
     max_hops: int = 1
+    # The other edge types of ``[:a|b]`` (schema names), when the types are walked.
+    alternatives: tuple[str, ...] = ()
 
 
 @dataclass
@@ -110,24 +113,50 @@ def resolve(graph: QueryGraph, schema: SkbSchema, *, mode: Mode = "strict",
         if target.node_type is None:
             target.node_type = target_type
     for t in graph.triplets:
-        edge_type = schema.edge_type(t.edge) if t.edge else None
-        if t.edge and edge_type is None:
-            if mode == "strict":
-                out.dropped.append(f"relation {t.edge!r} is not an edge type of this SKB: "
-                                   f"({t.head})-[:{t.edge}]-({t.tail}) dropped")
-                continue
-            out.dropped.append(f"relation {t.edge!r} unknown: matched as any relation")
-        walked = edge_type if use_edge_types else None
-        if t.directed and not _has_direction(schema, walked):
-            what = f"{walked} is undirected" if walked else "not every relation is directed"
-            out.notes.append(f"arrow of ({t.head})-[:{t.edge or ''}]->({t.tail}) ignored: "
-                               f"{what} in this SKB, so edges are read both ways")
+        walked = _walked_types(t, schema, mode, out.dropped)
+        if walked is None:
+            continue
+        if not use_edge_types:
+            walked = ()
+        undirected = [e for e in walked or (None,) if not _has_direction(schema, e)]
+        if t.directed and undirected:
+            what = (f"{', '.join(undirected)} {'is' if len(undirected) == 1 else 'are'} "
+                    "undirected" if walked else "not every relation is directed")
+            out.notes.append(f"arrow of {_written(t, arrow=True)} ignored: {what} in this "
+                             "SKB, so edges are read both ways")
         out.triplets.append(ResolvedTriplet(
-            t.head, t.edge, walked, t.tail, t.directed, t.min_hops, t.max_hops,
-        ))
+            t.head, t.edge, walked[0] if walked else None, t.tail, t.directed, t.min_hops,
+            t.max_hops, walked[1:]))
     _keep_target_component(out)
     _keep_target_variable(out, graph)
     return out
+
+
+def _walked_types(t: Triplet, schema: SkbSchema, mode: Mode, dropped: list[str]
+                  ) -> tuple[str, ...] | None:
+    """The schema's edge types a triplet's relationship names (empty: any relation); None
+    when, in strict mode, it names none the SKB has (the triplet is dropped). A type of
+    ``[:a|b]`` the SKB lacks is dropped from the alternatives; in lenient mode an unknown
+    type makes the relationship any relation."""
+    known = tuple(dict.fromkeys(e for e in map(schema.edge_type, t.edges) if e))
+    unknown = [e for e in t.edges if schema.edge_type(e) is None]
+    if not unknown:
+        return known
+    names = ", ".join(repr(e) for e in unknown)
+    if mode != "strict":
+        dropped.append(f"relation {names} unknown: matched as any relation")
+        return ()
+    if not known:
+        dropped.append(f"relation {names} is not an edge type of this SKB: "
+                       f"{_written(t)} dropped")
+        return None
+    dropped.append(f"relation {names} is not an edge type of this SKB: {_written(t)} "
+                   f"keeps {', '.join(known)}")
+    return known
+
+
+def _written(t: Triplet, *, arrow: bool = False) -> str:
+    return f"({t.head})-[:{'|'.join(t.edges)}]-{'>' if arrow else ''}({t.tail})"
 
 
 def _keep_target_variable(query: ResolvedQuery, graph: QueryGraph) -> None:

@@ -32,17 +32,29 @@ class CompiledGrounding:
     domains: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def edge_ways(t: GTriplet, *, from_tail: bool, schema_directed: EdgeDirections | bool
-              ) -> list[dict[str, str]]:
-    """How to walk a triplet over the stored edges, from the nodes at one end (the tail's
-    when ``from_tail``) to the other: which column to match them on, which to output. Both
-    ways when the triplet or its edge type is undirected (``schema_directed``: per edge
-    type, or one flag for all)."""
+def edge_ways(t: GTriplet, edge_type: str | None, *, from_tail: bool,
+              schema_directed: EdgeDirections | bool) -> list[dict[str, str]]:
+    """How to walk a triplet's edges of ``edge_type`` (one of its types) over the stored
+    edges, from the nodes at one end (the tail's when ``from_tail``) to the other: which
+    column to match them on, which to output. Both ways when the triplet or the edge type
+    is undirected (``schema_directed``: per edge type, or one flag for all)."""
     # from the tail: the tail is the edge's dst → match dst, output src.
     forward = {"match": "dst", "out": "src"} if from_tail else {"match": "src", "out": "dst"}
-    if not EdgeDirections.of(schema_directed).one_way(t):
+    if not EdgeDirections.of(schema_directed).one_way(t, edge_type):
         return [forward, {"match": forward["out"], "out": forward["match"]}]
     return [forward]
+
+
+#: One type of a triplet and the ways its edges are walked.
+Walk = tuple[str | None, list[dict[str, str]]]
+
+
+def edge_walks(t: GTriplet, *, from_tail: bool, schema_directed: EdgeDirections | bool
+               ) -> list[Walk]:
+    """Per type the triplet may take (None: any), the ways to walk its edges."""
+    return [(edge_type, edge_ways(t, edge_type, from_tail=from_tail,
+                                  schema_directed=schema_directed))
+            for edge_type in t.edge_types]
 
 
 def is_tree(symbols: list[str], triplets: list[GTriplet]) -> bool:
@@ -97,22 +109,31 @@ class _Builder:
                     "type": type_param, "typed": sym.typed}
         return {"kind": "typed" if type_param else "any", "type": type_param}
 
-    def ways(self, t: GTriplet, child_is_tail: bool) -> list[dict[str, str]]:
+    def walks(self, t: GTriplet, child_is_tail: bool) -> list[Walk]:
         """How to walk from the child's nodes to the parent's over the stored edges."""
-        return edge_ways(t, from_tail=child_is_tail, schema_directed=self.directed)
+        return edge_walks(t, from_tail=child_is_tail, schema_directed=self.directed)
 
-    def lands_on(self, t: GTriplet, ways: list[dict[str, str]], from_type: str | None,
-                 to_type: str | None, *, backwards: bool = False) -> bool:
-        """Whether one hop along ``ways`` (``backwards``: from their ``out`` end to their
-        ``match`` end) from nodes of ``from_type`` (None: any) reaches only nodes of
-        ``to_type``, by the edges the store holds: then a check of that type is implied
-        and left out. A store that did not record its edges' endpoints implies nothing."""
-        if self.endpoints is None or t.edge_type is None or to_type is None:
+    def walk_params(self, walks: list[Walk]) -> list[dict[str, Any]]:
+        """The walks as the templates take them: each type a bound parameter."""
+        return [{"edge": self.param("e", edge_type) if edge_type else None, "ways": ways}
+                for edge_type, ways in walks]
+
+    def lands_on(self, walks: list[Walk], from_type: str | None, to_type: str | None, *,
+                 backwards: bool = False) -> bool:
+        """Whether one hop along ``walks`` (``backwards``: from their ways' ``out`` end to
+        their ``match`` end) from nodes of ``from_type`` (None: any) reaches only nodes
+        of ``to_type``, by the edges the store holds: then a check of that type is
+        implied and left out. A store that did not record its edges' endpoints implies
+        nothing."""
+        if self.endpoints is None or to_type is None:
             return False
         reached: set[str] = set()
-        for way in ways:
-            start = way["out"] if backwards else way["match"]
-            reached |= self.endpoints.reached(t.edge_type, start, from_type)
+        for edge_type, ways in walks:
+            if edge_type is None:
+                return False
+            for way in ways:
+                start = way["out"] if backwards else way["match"]
+                reached |= self.endpoints.reached(edge_type, start, from_type)
         return reached <= {to_type}
 
     def reach(self, source: str | None, source_type: str | None, t: GTriplet,
@@ -123,14 +144,13 @@ class _Builder:
         it at once, so a hub or a whole edge type is never expanded past what can survive.
         (The hops of a variable-length walk also feed each other, so they stay unrestricted.)
         """
-        edge = self.param("e", t.edge_type) if t.edge_type else None
-        ways = self.ways(t, child_is_tail)
+        walks = self.walk_params(self.walks(t, child_is_tail))
         frontier, found = source, []
         for hop in range(1, t.max_hops + 1):
             name = self.name("h")
             self.ctes.append({"name": name, "kind": "hop", "source": frontier,
                               "source_type": source_type if hop == 1 else None,
-                              "edge": edge, "ways": ways,
+                              "walks": walks,
                               "restrict": restrict if t.max_hops == 1 else None,
                               "adjacency": self.adjacency})
             frontier = name
@@ -219,7 +239,7 @@ class _Builder:
                  for child, t, child_is_tail in constrained]
         # A part whose single hop reaches only nodes of this symbol's type needs no type
         # filter (a child's set holds nodes of the child's type only).
-        typed = [t.max_hops == 1 and self.lands_on(t, self.ways(t, child_is_tail),
+        typed = [t.max_hops == 1 and self.lands_on(self.walks(t, child_is_tail),
                                                    self.q.symbols[child].node_type, var_type)
                  for child, t, child_is_tail in constrained]
         return self.join(base, parts, type_param, typed) if (base or parts) else None
@@ -232,12 +252,11 @@ class _Builder:
         dense relation, grouping it, and joining it back. The neighbour's type is left
         unchecked when this symbol's type implies it."""
         checks = [{"source_type": None if self.lands_on(
-                       t, ways, var_type, leaf_type, backwards=True)
+                       walks, var_type, leaf_type, backwards=True)
                    else self.type_param(leaf_type),
-                   "ways": ways,
-                   "edge": self.param("e", t.edge_type) if t.edge_type else None}
+                   "walks": self.walk_params(walks)}
                   for leaf_type, t, child_is_tail in leaves
-                  for ways in [self.ways(t, child_is_tail)]]
+                  for walks in [self.walks(t, child_is_tail)]]
         name = self.name("x")
         self.ctes.append({"name": name, "kind": "exists", "restrict": current,
                           "checks": checks, "adjacency": self.adjacency,
@@ -249,12 +268,12 @@ class _Builder:
         """``current`` (None: no set yet) joined with the nodes each leaf's walk reaches."""
         leaf_parts, leaf_typed = [], []
         for leaf_type, t, child_is_tail in leaves:
-            ways = self.ways(t, child_is_tail)
+            walks = self.walks(t, child_is_tail)
             # "any node of the leaf's type": unchecked when every such edge starts at one
-            source_type = None if self.lands_on(t, ways, None, leaf_type, backwards=True) \
+            source_type = None if self.lands_on(walks, None, leaf_type, backwards=True) \
                 else self.type_param(leaf_type)
             leaf_parts.append(self.reach(None, source_type, t, child_is_tail))
-            leaf_typed.append(t.max_hops == 1 and self.lands_on(t, ways, leaf_type, var_type))
+            leaf_typed.append(t.max_hops == 1 and self.lands_on(walks, leaf_type, var_type))
         return self.join(current, leaf_parts, type_param, leaf_typed)
 
     def type_param(self, node_type: str | None) -> str | None:

@@ -54,10 +54,12 @@ class Graph:
         return out
 
     def reach(self, nodes: set[int], t: GTriplet, forward: bool) -> set[int]:
-        both = not self.directed.one_way(t)
         frontier, found = set(nodes), set()
         for hop in range(1, t.max_hops + 1):
-            frontier = self.step(frontier, t.edge_type, forward, both)
+            # each hop may take any of the triplet's types, each by its own direction
+            frontier = set().union(*(
+                self.step(frontier, edge_type, forward, not self.directed.one_way(t, edge_type))
+                for edge_type in t.edge_types))
             if hop >= t.min_hops:
                 found |= frontier
         return found

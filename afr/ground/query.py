@@ -35,6 +35,13 @@ class GTriplet:
     directed: bool = True
     min_hops: int = 1
     max_hops: int = 1
+    # The other types of a relationship written ``[:a|b]``: each hop takes any of them.
+    alternatives: tuple[str, ...] = ()
+
+    @property
+    def edge_types(self) -> tuple[str | None, ...]:
+        """The types a hop may take, each walked by its own direction; (None,): any."""
+        return (self.edge_type, *self.alternatives)
 
 
 @dataclass(frozen=True)
@@ -62,9 +69,10 @@ class EdgeDirections:
             return all(flags.values()) if flags else self.default
         return flags.get(edge_type, self.default)
 
-    def one_way(self, t: GTriplet) -> bool:
-        """Whether triplet ``t`` is walked only along the stored direction."""
-        return t.directed and self.directed(t.edge_type)
+    def one_way(self, t: GTriplet, edge_type: str | None) -> bool:
+        """Whether triplet ``t``'s edges of ``edge_type`` (one of its types; None: any) are
+        walked only along the stored direction."""
+        return t.directed and self.directed(edge_type)
 
 
 @dataclass(frozen=True)

@@ -15,20 +15,23 @@ SELECT n.id, 1 AS lvl FROM nodes AS n
 
 {# One hop from a set along the edges of one triplet: for every node next to the set, the
    lowest level among its neighbours in the set. `source` is a CTE/table name, or None for
-   "any node (of source_type)"; `restrict`, if set, is a set the output must lie in. #}
+   "any node (of source_type)"; `restrict`, if set, is a set the output must lie in.
+   `walks`: per edge type the triplet may take (`edge` None: any), the ways to walk it. #}
 {% macro hop(s) -%}
 SELECT id, min(lvl) AS lvl FROM (
 {% if s.adjacency %}
 {{ adjacency_hop(s) }}
 {% else %}
-{% for way in s.ways %}
-{% if not loop.first %}
+{% for walk in s.walks %}
+{% set first_walk = loop.first %}
+{% for way in walk.ways %}
+{% if not (first_walk and loop.first) %}
     UNION ALL
 {% endif %}
 {% if s.source %}
     SELECT e.{{ way.out }} AS id, x.lvl
     FROM {{ s.source }} AS x
-    JOIN edges AS e ON e.{{ way.match }} = x.id{% if s.edge %} AND e.type = ${{ s.edge }}{% endif %}
+    JOIN edges AS e ON e.{{ way.match }} = x.id{% if walk.edge %} AND e.type = ${{ walk.edge }}{% endif %}
 
 {% if s.restrict %}
     JOIN {{ s.restrict }} AS r ON r.id = e.{{ way.out }}
@@ -40,8 +43,8 @@ SELECT id, min(lvl) AS lvl FROM (
     JOIN {{ s.restrict }} AS r ON r.id = e.{{ way.out }}
 {% endif %}
     JOIN nodes AS x ON x.id = e.{{ way.match }} AND x.type = ${{ s.source_type }}
-{% if s.edge %}
-    WHERE e.type = ${{ s.edge }}
+{% if walk.edge %}
+    WHERE e.type = ${{ walk.edge }}
 {% endif %}
 {% else %}
     SELECT e.{{ way.out }} AS id, 1 AS lvl
@@ -49,10 +52,11 @@ SELECT id, min(lvl) AS lvl FROM (
 {% if s.restrict %}
     JOIN {{ s.restrict }} AS r ON r.id = e.{{ way.out }}
 {% endif %}
-{% if s.edge %}
-    WHERE e.type = ${{ s.edge }}
+{% if walk.edge %}
+    WHERE e.type = ${{ walk.edge }}
 {% endif %}
 {% endif %}
+{% endfor %}
 {% endfor %}
 {% endif %}
 ) AS hop_rows
@@ -63,12 +67,11 @@ GROUP BY id
    per node and edge type instead of one per edge. When the triplet is walked both ways
    the two sides are one scan (no side filter): the same rows as the two ways' UNION ALL. #}
 {% macro adjacency_hop(s) -%}
-{% set sides = side_filter(s.ways, "match") %}
 {% if s.source %}
     SELECT y.id, y.lvl FROM (
         SELECT unnest(e.nbrs) AS id, x.lvl
         FROM {{ s.source }} AS x
-        JOIN edge_lists AS e ON e.node = x.id{{ sides }}{% if s.edge %} AND e.type = ${{ s.edge }}{% endif %}
+        JOIN edge_lists AS e ON e.node = x.id{{ walk_filter(s.walks, "match") }}
 
     ) AS y
 {% if s.restrict %}
@@ -82,7 +85,7 @@ GROUP BY id
 {% if s.restrict %}
     JOIN {{ s.restrict }} AS r ON r.id = e.node
 {% endif %}
-    WHERE TRUE{{ side_filter(s.ways, "out") }}{% if s.source_type %} AND e.nbr_type = ${{ s.source_type }}{% endif %}{% if s.edge %} AND e.type = ${{ s.edge }}{% endif %}
+    WHERE TRUE{% if s.source_type %} AND e.nbr_type = ${{ s.source_type }}{% endif %}{{ walk_filter(s.walks, "out") }}
 
 {% endif %}
 {%- endmacro %}
@@ -91,6 +94,14 @@ GROUP BY id
    the node walked from; "out": the node reached); nothing when both sides are walked. #}
 {% macro side_filter(ways, end) -%}
 {% if ways | length == 1 %} AND e.side = '{{ ways[0][end] }}'{% endif %}
+{%- endmacro %}
+
+{# The rows of edge_lists (or edge_presence) a triplet's walks take: " AND" the side and
+   type of its one walk, or of any of its walks (one per type of `[:a|b]`). #}
+{% macro walk_filter(walks, end) -%}
+{% if walks | length == 1 %}{{ side_filter(walks[0].ways, end) }}{% if walks[0].edge %} AND e.type = ${{ walks[0].edge }}{% endif %}
+{% else %} AND ({% for walk in walks %}{% if not loop.first %} OR {% endif %}(e.type = ${{ walk.edge }}{{ side_filter(walk.ways, end) }}){% endfor %})
+{%- endif %}
 {%- endmacro %}
 
 {# The nodes of `restrict` (with their levels) that have, for every check, at least one
@@ -109,12 +120,14 @@ WHERE
 {% if s.adjacency or s.presence %}
         EXISTS (
             SELECT 1 FROM {{ "edge_lists" if s.adjacency else "edge_presence" }} AS e
-            WHERE e.node = r.id{{ side_filter(c.ways, "out") }}{% if c.source_type %} AND e.nbr_type = ${{ c.source_type }}{% endif %}{% if c.edge %} AND e.type = ${{ c.edge }}{% endif %}
+            WHERE e.node = r.id{% if c.source_type %} AND e.nbr_type = ${{ c.source_type }}{% endif %}{{ walk_filter(c.walks, "out") }}
 
         )
 {% else %}
-{% for way in c.ways %}
-{% if not loop.first %}
+{% for walk in c.walks %}
+{% set first_walk = loop.first %}
+{% for way in walk.ways %}
+{% if not (first_walk and loop.first) %}
         OR
 {% endif %}
         EXISTS (
@@ -122,9 +135,10 @@ WHERE
 {% if c.source_type %}
             JOIN nodes AS x ON x.id = e.{{ way.match }} AND x.type = ${{ c.source_type }}
 {% endif %}
-            WHERE e.{{ way.out }} = r.id{% if c.edge %} AND e.type = ${{ c.edge }}{% endif %}
+            WHERE e.{{ way.out }} = r.id{% if walk.edge %} AND e.type = ${{ walk.edge }}{% endif %}
 
         )
+{% endfor %}
 {% endfor %}
 {% endif %}
     )

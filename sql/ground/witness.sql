@@ -24,20 +24,23 @@ SELECT link, id, other, lvl FROM (
     FROM (
         SELECT a.id, a.lvl, unnest(e.nbrs) AS nbr
         FROM answers AS a
-        JOIN edge_lists AS e ON e.node = a.id{{ m.side_filter(link.ways, "match") }}{% if link.edge %} AND e.type = ${{ link.edge }}{% endif %}
+        JOIN edge_lists AS e ON e.node = a.id{{ m.walk_filter(link.walks, "match") }}
 
     ) AS w
     JOIN cands{{ i }} AS c ON c.id = w.nbr AND c.lvl <= w.lvl
 {% else %}
-{% for way in link.ways %}
-{% if i > 0 or not loop.first %}
+{% for walk in link.walks %}
+{% set first_walk = loop.first %}
+{% for way in walk.ways %}
+{% if i > 0 or not (first_walk and loop.first) %}
     UNION ALL
 {% endif %}
     SELECT {{ i }} AS link, a.id, c.id AS other, c.lvl
     FROM answers AS a
-    JOIN edges AS e ON e.{{ way.match }} = a.id{% if link.edge %} AND e.type = ${{ link.edge }}{% endif %}
+    JOIN edges AS e ON e.{{ way.match }} = a.id{% if walk.edge %} AND e.type = ${{ walk.edge }}{% endif %}
 
     JOIN cands{{ i }} AS c ON c.id = e.{{ way.out }} AND c.lvl <= a.lvl
+{% endfor %}
 {% endfor %}
 {% endif %}
 {% endfor %}

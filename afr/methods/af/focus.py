@@ -47,8 +47,9 @@ def query_focus(grounded: GroundedCypher, schema: SkbSchema) -> Focus:
     target = resolved.target
     if target is None or target not in resolved.symbols:
         return Focus()
-    near = [(t, _hop(t, target, schema)) for t in resolved.triplets
-            if target in (t.head, t.tail) and t.head != t.tail and t.edge_type]
+    near = [(t, hop) for t in resolved.triplets
+            if target in (t.head, t.tail) and t.head != t.tail and t.edge_type
+            for hop in _hops(t, target, schema)]
     attributes = tuple(dict.fromkeys(c.attribute for c in resolved.symbols[target].conditions))
     paths = tuple((hop, far) for t, hop in near
                   for far in _onward(resolved, t, _other(t, target), schema))
@@ -64,13 +65,13 @@ def _other(t: ResolvedTriplet, var: str) -> str:
     return t.tail if t.head == var else t.head
 
 
-def _hop(t: ResolvedTriplet, start: str, schema: SkbSchema) -> Hop:
-    """``t`` walked from ``start``: as its source, its target, or either way (an arrow the
-    SKB does not follow, an undirected edge type)."""
+def _hops(t: ResolvedTriplet, start: str, schema: SkbSchema) -> list[Hop]:
+    """``t`` walked from ``start``, per edge type it may take (``[:a|b]``): as its source,
+    its target, or either way (an arrow the SKB does not follow, an undirected type)."""
     assert t.edge_type is not None
-    if not t.directed or not schema.edge_directed(t.edge_type):
-        return Hop(t.edge_type)
-    return Hop(t.edge_type, "out" if t.head == start else "in")
+    return [Hop(edge_type) if not t.directed or not schema.edge_directed(edge_type)
+            else Hop(edge_type, "out" if t.head == start else "in")
+            for edge_type in (t.edge_type, *t.alternatives)]
 
 
 def _onward(resolved: ResolvedQuery, first: ResolvedTriplet, mid: str,
@@ -79,7 +80,8 @@ def _onward(resolved: ResolvedQuery, first: ResolvedTriplet, mid: str,
     constant itself: a word that can mean the castle that belongs to chess)."""
     if mid not in resolved.symbols or first.max_hops != 1:
         return []
-    return [_hop(t, mid, schema) for t in resolved.triplets
+    return [hop for t in resolved.triplets
             if t is not first and mid in (t.head, t.tail) and t.head != t.tail
             and t.edge_type and t.max_hops == 1
-            and (far := resolved.symbols.get(_other(t, mid))) is not None and far.is_constant]
+            and (far := resolved.symbols.get(_other(t, mid))) is not None and far.is_constant
+            for hop in _hops(t, mid, schema)]

@@ -60,7 +60,8 @@ def grounding_query(resolved: ResolvedQuery, symbols: dict[str, SymbolCandidates
             # step 4 finds candidates and filters nodes within the symbol's type
             typed=sym.node_type is not None,
         )
-    triplets = tuple(GTriplet(t.head, t.edge_type, t.tail, t.directed, t.min_hops, t.max_hops)
+    triplets = tuple(GTriplet(t.head, t.edge_type, t.tail, t.directed, t.min_hops, t.max_hops,
+                              t.alternatives)
                      for t in resolved.triplets)
     return GroundingQuery(gsyms, triplets, resolved.target)
 

@@ -79,8 +79,8 @@ def _readable(grounded: GroundedCypher) -> bool:
 def _unknown_names(grounded: GroundedCypher, schema: SkbSchema) -> tuple[list[str], list[str]]:
     labels = sorted({s.label for s in grounded.graph.symbols.values()
                      if s.label and schema.node_type(s.label) is None})
-    edges = sorted({t.edge for t in grounded.graph.triplets
-                    if t.edge and schema.edge_type(t.edge) is None})
+    edges = sorted({e for t in grounded.graph.triplets for e in t.edges
+                    if schema.edge_type(e) is None})
     return labels, edges
 
 
