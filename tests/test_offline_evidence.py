@@ -197,6 +197,39 @@ def test_the_class_a_question_asks_for(store: Store, tmp_path: Path) -> None:
     assert sorted(n for n, level in grounded.result.answers if level == first) == [4, 5]
 
 
+def test_a_class_is_reached_by_kinds_and_instances(store: Store, tmp_path: Path) -> None:
+    """Capitals are kinds of capital or instances of one: Brasília is an instance of a
+    national capital, which is a kind of capital. Both relations point at `capital`, so
+    every step down the hierarchy may take either (``[:instance_of|kind_of*1..3]``)."""
+    schema_spec = _schema("capitals", ["noun_concept"],
+                          {"kind_of": "noun_concept_is_a_kind_of_noun_concept",
+                           "instance_of": "noun_concept_is_an_instance_of_noun_concept"}, [])
+    names = ["capital", "national capital", "state capital", "Brasilia", "Lima", "Paris",
+             "Manaus"]
+    nodes = [{"id": i, "type": "noun_concept", "name": n, "text": f"{n} of a country"}
+             for i, n in enumerate(names)]
+    edges = [(1, "kind_of", 0), (2, "kind_of", 0), (3, "instance_of", 1),
+             (4, "instance_of", 0), (5, "instance_of", 0), (6, "instance_of", 2)]
+    load_skb_dir(store, write_skb(tmp_path / "skb", schema_spec, nodes, edges),
+                 progress=False)
+    embed_store(store, HashingEmbedder(32), progress=False)
+    build_lexical_index(store, progress=False)
+    schema = store.skb_schema()
+    found = asked_class(store, "Which capitals lie on a river?", schema, None,
+                        type_words(schema))
+    assert found is not None
+    assert (found.edge_type, found.alternatives) == ("instance_of", ("kind_of",))
+    formal = formalize(store, "Which capitals lie on a river?", schema,
+                       AttributeCatalog.from_store(store), read_class=True)
+    assert ("-[:`noun_concept_is_an_instance_of_noun_concept`|"
+            "`noun_concept_is_a_kind_of_noun_concept`*1..3]->") in formal.cypher
+    pipeline = Pipeline(store, settings_of(llm__offline=True, rerank__method="none"))
+    grounded = ground_cypher(pipeline.session, formal.cypher)
+    assert grounded.result is not None
+    assert sorted(names[n] for n, _ in grounded.result.answers) == [
+        "Brasilia", "Lima", "Manaus", "Paris", "national capital", "state capital"]
+
+
 def test_beside_the_class_a_guessed_relation_removes_nothing(store: Store,
                                                             tmp_path: Path) -> None:
     """Two relations join kinds of snake to places: the one to Africa is a guess, and a

@@ -24,6 +24,10 @@ _KIND_OF = frozenset(["kind", "kinds", "type", "types", "sort", "sorts", "variet
 MAX_PHRASE = 3  # words of the asked-for noun phrase
 MIN_MEMBERS = 2  # a node fewer nodes point at is no class
 HIERARCHY_HOPS = 3  # how far down a hierarchy (a relation of a type to itself) members sit
+# Another relation of a hierarchy by which at least this share of the first one's count
+# point at the class is walked too (kinds and instances: capitals of a kind, and cities
+# that are instances of one).
+HIERARCHY_SHARE = 0.25
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,8 @@ class AskedClass:
     member_type: str  # the members' type: the answers'
     members: int  # nodes pointing at it by that relation (all its namesakes)
     mention: str  # the question's words for it
+    # the hierarchy's other relations that point at it (walked as [:edge|other])
+    alternatives: tuple[str, ...] = ()
 
     @property
     def hierarchy(self) -> bool:
@@ -100,18 +106,20 @@ def asked_class(store: Store, question: str, schema: SkbSchema, target_type: str
         found = _class_relation(store, schema, nodes, target_type)
         if found is None:
             continue
-        edge_type, members = found
+        (edge_type, members), others = found
         edge = schema.edge_types[edge_type]
         assert edge.source_type is not None and edge.target_type is not None
         name = next(n[2] for n in nodes if n[1] == edge.target_type)
         return AskedClass(name, edge.target_type, edge_type, edge.source_type, members,
-                          mention)
+                          mention, others)
     return None
 
 
 def _class_relation(store: Store, schema: SkbSchema, nodes: list[tuple[int, str, str]],
-                    target_type: str | None) -> tuple[str, int] | None:
-    """The relation by which most answers point at ``nodes``, and how many do; None when
+                    target_type: str | None
+                    ) -> tuple[tuple[str, int], tuple[str, ...]] | None:
+    """The relation by which most answers point at ``nodes``, and how many do, with the
+    hierarchy's other relations that point at them too (``HIERARCHY_SHARE``); None when
     fewer than ``MIN_MEMBERS`` do by any. Answers are nodes of the target type, or, when
     the question names none, of a candidate type: the class's own type first ("which
     cheeses" are concepts like `cheese`, not the words that can mean it), else the type
@@ -126,5 +134,11 @@ def _class_relation(store: Store, schema: SkbSchema, nodes: list[tuple[int, str,
                 target_type is None and edge.source_type in schema.candidate_types):
             usable.append((edge_type, int(members), edge.source_type == edge.target_type))
     own = [u for u in usable if u[2]] if target_type is None else []
-    best = (own or usable)[:1]
-    return (best[0][0], best[0][1]) if best else None
+    ranked = own or usable
+    if not ranked:
+        return None
+    best_type, most, hierarchy = ranked[0]
+    others = tuple(t for t, members, own_type in ranked[1:]
+                   if hierarchy and own_type and members >= HIERARCHY_SHARE * most
+                   and schema.edge_types[t].source_type == schema.edge_types[best_type].source_type)
+    return (best_type, most), others

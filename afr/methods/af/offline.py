@@ -284,10 +284,12 @@ def _relation_link_pattern(schema: SkbSchema, link: RelationLink, target: str, n
 
 def _class_pattern(schema: SkbSchema, asked: AskedClass, notes: list[str]) -> str:
     """The target as a member of the asked-for class; down a hierarchy's steps too."""
+    also = f" (and by {', '.join(asked.alternatives)})" if asked.alternatives else ""
     notes.append(f"asks for the class {asked.name!r}: {asked.members} nodes point at it by "
-                 f"{asked.edge_type}")
+                 f"{asked.edge_type}{also}")
     hops = f"*1..{HIERARCHY_HOPS}" if asked.hierarchy else ""
-    edge = _label(schema.edge_types[asked.edge_type].label)
+    edge = "|".join(_label(schema.edge_types[e].label)
+                    for e in (asked.edge_type, *asked.alternatives))
     member = _label(schema.node_types[asked.member_type].label)
     klass = _label(schema.node_types[asked.node_type].label)
     return f"(y:{member})-[:{edge}{hops}]->(k:{klass} {{name: {_quote(asked.name)}}})"
