@@ -199,26 +199,35 @@ def test_the_class_a_question_asks_for(store: Store, tmp_path: Path) -> None:
 
 def test_a_class_is_reached_by_kinds_and_instances(store: Store, tmp_path: Path) -> None:
     """Capitals are kinds of capital or instances of one: Brasília is an instance of a
-    national capital, which is a kind of capital. Both relations point at `capital`, so
-    every step down the hierarchy may take either (``[:instance_of|kind_of*1..3]``)."""
-    schema_spec = _schema("capitals", ["noun_concept"],
+    national capital, which is a kind of capital. Instances take no kind-of parent, so
+    both are parent relations of the hierarchy, and every step down it may take either
+    (``[:instance_of|kind_of*1..3]``); parts have kind-of parents too, so part-of is
+    not one. A node of an answer type that only nodes of another type point at (the
+    words that can mean Lima) is no class."""
+    schema_spec = _schema("capitals", ["noun_concept", "word"],
                           {"kind_of": "noun_concept_is_a_kind_of_noun_concept",
-                           "instance_of": "noun_concept_is_an_instance_of_noun_concept"}, [])
+                           "instance_of": "noun_concept_is_an_instance_of_noun_concept",
+                           "part_of": "noun_concept_is_a_part_of_noun_concept",
+                           "means": "word_can_mean_noun_concept"}, [])
     names = ["capital", "national capital", "state capital", "Brasilia", "Lima", "Paris",
-             "Manaus"]
+             "Manaus", "palace", "square", "building", "lake", "body of water", "sea"]
     nodes = [{"id": i, "type": "noun_concept", "name": n, "text": f"{n} of a country"}
              for i, n in enumerate(names)]
+    nodes += [{"id": 20 + i, "type": "word", "name": n, "text": "a city"}
+              for i, n in enumerate(["Lima", "City of Kings"])]
     edges = [(1, "kind_of", 0), (2, "kind_of", 0), (3, "instance_of", 1),
-             (4, "instance_of", 0), (5, "instance_of", 0), (6, "instance_of", 2)]
+             (4, "instance_of", 0), (5, "instance_of", 0), (6, "instance_of", 2),
+             (7, "kind_of", 9), (8, "kind_of", 9), (7, "part_of", 3), (8, "part_of", 3),
+             (10, "kind_of", 11), (12, "kind_of", 11), (20, "means", 4), (21, "means", 4)]
     load_skb_dir(store, write_skb(tmp_path / "skb", schema_spec, nodes, edges),
                  progress=False)
     embed_store(store, HashingEmbedder(32), progress=False)
     build_lexical_index(store, progress=False)
-    schema = store.skb_schema()
-    found = asked_class(store, "Which capitals lie on a river?", schema, None,
-                        type_words(schema))
+    schema, words = store.skb_schema(), type_words(store.skb_schema())
+    found = asked_class(store, "Which capitals lie on a river?", schema, None, words)
     assert found is not None
     assert (found.edge_type, found.alternatives) == ("instance_of", ("kind_of",))
+    assert asked_class(store, "Which Lima is old?", schema, None, words) is None
     formal = formalize(store, "Which capitals lie on a river?", schema,
                        AttributeCatalog.from_store(store), read_class=True)
     assert ("-[:`noun_concept_is_an_instance_of_noun_concept`|"
@@ -226,7 +235,8 @@ def test_a_class_is_reached_by_kinds_and_instances(store: Store, tmp_path: Path)
     pipeline = Pipeline(store, settings_of(llm__offline=True, rerank__method="none"))
     grounded = ground_cypher(pipeline.session, formal.cypher)
     assert grounded.result is not None
-    assert sorted(names[n] for n, _ in grounded.result.answers) == [
+    # the answers linked to the exact name (wider levels hold similarly named nodes)
+    assert sorted(names[n] for n, level in grounded.result.answers if level == 1) == [
         "Brasilia", "Lima", "Manaus", "Paris", "national capital", "state capital"]
 
 

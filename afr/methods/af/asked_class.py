@@ -24,10 +24,12 @@ _KIND_OF = frozenset(["kind", "kinds", "type", "types", "sort", "sorts", "variet
 MAX_PHRASE = 3  # words of the asked-for noun phrase
 MIN_MEMBERS = 2  # a node fewer nodes point at is no class
 HIERARCHY_HOPS = 3  # how far down a hierarchy (a relation of a type to itself) members sit
-# Another relation of a hierarchy by which at least this share of the first one's count
-# point at the class is walked too (kinds and instances: capitals of a kind, and cities
-# that are instances of one).
-HIERARCHY_SHARE = 0.25
+# Another relation of a type to itself is a parent relation of the same hierarchy when
+# at most this share of the nodes that point out by it also point out by the backbone
+# (``_other_parents``): an instance of a class has no kind-of parent (WordNet: 5 of
+# 7,730), while most parts, regions and topics have one (60–98%; a sample of the graph
+# that drops nodes drops parents too: 20–75% in the WordNet subset).
+PARENT_OVERLAP = 0.1
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,7 @@ class AskedClass:
     member_type: str  # the members' type: the answers'
     members: int  # nodes pointing at it by that relation (all its namesakes)
     mention: str  # the question's words for it
-    # the hierarchy's other relations that point at it (walked as [:edge|other])
+    # the hierarchy's other parent relations (walked as [:edge|other])
     alternatives: tuple[str, ...] = ()
 
     @property
@@ -119,8 +121,8 @@ def _class_relation(store: Store, schema: SkbSchema, nodes: list[tuple[int, str,
                     target_type: str | None
                     ) -> tuple[tuple[str, int], tuple[str, ...]] | None:
     """The relation by which most answers point at ``nodes``, and how many do, with the
-    hierarchy's other relations that point at them too (``HIERARCHY_SHARE``); None when
-    fewer than ``MIN_MEMBERS`` do by any. Answers are nodes of the target type, or, when
+    hierarchy's other parent relations (``_other_parents``); None when fewer than
+    ``MIN_MEMBERS`` do by any. Answers are nodes of the target type, or, when
     the question names none, of a candidate type: the class's own type first ("which
     cheeses" are concepts like `cheese`, not the words that can mean it), else the type
     that points at it ("which editors" are the packages in the section `editors`)."""
@@ -130,15 +132,39 @@ def _class_relation(store: Store, schema: SkbSchema, nodes: list[tuple[int, str,
         edge = schema.edge_types.get(edge_type)
         if edge is None or edge.source_type is None or int(members) < MIN_MEMBERS:
             continue
+        hierarchy = edge.source_type == edge.target_type
+        # a node of an answer type that nodes of another type point at is an entity
+        # (the noun `keep` that words can mean), not a class of them
+        if not hierarchy and edge.target_type in schema.candidate_types:
+            continue
         if edge.source_type == target_type or (
                 target_type is None and edge.source_type in schema.candidate_types):
-            usable.append((edge_type, int(members), edge.source_type == edge.target_type))
+            usable.append((edge_type, int(members), hierarchy))
     own = [u for u in usable if u[2]] if target_type is None else []
     ranked = own or usable
     if not ranked:
         return None
     best_type, most, hierarchy = ranked[0]
-    others = tuple(t for t, members, own_type in ranked[1:]
-                   if hierarchy and own_type and members >= HIERARCHY_SHARE * most
-                   and schema.edge_types[t].source_type == schema.edge_types[best_type].source_type)
-    return (best_type, most), others
+    return (best_type, most), _other_parents(store, schema, best_type) if hierarchy else ()
+
+
+def _other_parents(store: Store, schema: SkbSchema, first: str) -> tuple[str, ...]:
+    """The hierarchy's other parent relations beside ``first`` (a relation of a type to
+    itself). Its backbone is the type's relation to itself that most nodes point out by
+    (kind of); another is a parent relation when its nodes take it instead of the
+    backbone (``PARENT_OVERLAP``: instance of), by at least ``MIN_MEMBERS`` nodes. None
+    when ``first`` is not one of them (part of)."""
+    node_type = schema.edge_types[first].source_type
+    relations = sorted(e.type for e in schema.edge_types.values()
+                       if e.source_type == node_type and e.target_type == node_type)
+    if len(relations) < 2:
+        return ()
+    nodes = {edge_type: int(n) for edge_type, n, _ in store.run(
+        "offline/hierarchy_parents.sql", {"relations": relations, "backbone": first})}
+    backbone = max(sorted(nodes), key=lambda edge_type: nodes[edge_type])
+    rows = store.run("offline/hierarchy_parents.sql",
+                     {"relations": relations, "backbone": backbone})
+    parents = {edge_type for edge_type, n, with_backbone in rows
+               if edge_type == backbone or (int(n) >= MIN_MEMBERS
+                                            and int(with_backbone) <= PARENT_OVERLAP * int(n))}
+    return tuple(sorted(parents - {first})) if first in parents else ()
