@@ -174,6 +174,10 @@ def test_the_class_a_question_asks_for(store: Store, tmp_path: Path) -> None:
     same = asked_class(store, "What kinds of Viper are there?", schema, None, words)
     assert same is not None and same.name == "viper"
     assert asked_phrases("Which member of the vipers is small?", words) == []
+    # "which of": the noun it picks from, past determiners, possessives and numbers
+    assert asked_phrases("Which of Africa's two vipers is small?", words)[0] == \
+        ("vipers", "vipers")
+    assert asked_phrases("Which of these is small?", words) == []
     assert asked_phrases("Which verbs call for help?", words) == []
     assert asked_class(store, "Which snake is a viper?", schema, None, words) is None
     # the class the answer type allows: words do not point at vipers

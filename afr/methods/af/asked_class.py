@@ -21,6 +21,11 @@ from afr.store.skb import SkbSchema
 _ASKING = frozenset(["which", "what"])
 _KIND_OF = frozenset(["kind", "kinds", "type", "types", "sort", "sorts", "variety",
                       "varieties"])
+# Words between "which of" and the noun it picks from ("which of Jesus's twelve
+# apostles", "which of the planets"): determiners, possessives and numbers.
+_PICKED_FROM = frozenset(["the", "these", "those", "its", "their", "his", "her", "all",
+                          "both", "two", "three", "four", "five", "six", "seven", "eight",
+                          "nine", "ten", "eleven", "twelve"])
 MAX_PHRASE = 3  # words of the asked-for noun phrase
 MIN_MEMBERS = 2  # a node fewer nodes point at is no class
 HIERARCHY_HOPS = 3  # how far down a hierarchy (a relation of a type to itself) members sit
@@ -58,7 +63,7 @@ def asked_phrases(question: str, type_words: dict[str, str]) -> list[tuple[str, 
     opening = next((i for i, w in enumerate(lower[:3]) if w in _ASKING), None)
     if opening is None:
         return []
-    start = opening + 1
+    start = _picked_from(lower, opening + 1)
     if start + 1 < len(lower) and lower[start] in _KIND_OF and lower[start + 1] == "of":
         start += 2
     end = start
@@ -78,6 +83,18 @@ def asked_phrases(question: str, type_words: dict[str, str]) -> list[tuple[str, 
         for form in _singulars(lower[e - 1]):
             out.append((mention, " ".join([*lower[b:e - 1], form])))
     return out
+
+
+def _picked_from(lower: list[str], start: int) -> int:
+    """Where the noun phrase starts after "which": past "of" and the determiners,
+    possessives and numbers after it ("which of Jesus's twelve apostles": apostles)."""
+    if start >= len(lower) or lower[start] != "of":
+        return start
+    i = start + 1
+    while i + 1 < len(lower) and (lower[i] in _PICKED_FROM or lower[i].isdigit()
+                                  or lower[i].endswith(("'s", "’s", "s'"))):
+        i += 1
+    return i
 
 
 def _singulars(word: str) -> list[str]:
