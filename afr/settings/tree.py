@@ -106,9 +106,9 @@ class AfSettings:
         "taken", "Paper ranking, step 7: the vector top-up skips the answers already taken "
         "(taken) or every grounded answer (cypher: Algorithm 1 line 12).")
     offline_class: bool = knob(
-        False, "Offline formalizer: re-rank by the class the question asks for (\"which "
-        "cheeses …\" → kinds of the node cheese). Off by default: more right answers in "
-        "the first 20, fewer first (docs/method.md, \"Offline mode\").",
+        True, "Offline formalizer: re-rank by the class the question asks for (\"which "
+        "cheeses …\" → kinds and instances of the node cheese; docs/method.md, "
+        "\"Offline mode\").",
         flag="--offline-class", flag_value=True, off_flag="--no-offline-class")
     hide_types: tuple[str, ...] = knob(
         (), "Node types (and their relations) left out of the step-2 prompt, e.g. "
