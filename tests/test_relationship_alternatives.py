@@ -107,3 +107,18 @@ def test_a_misspelt_alternative_is_fixed(store: Store, tmp_path: Path) -> None:
     assert answers(g) == ["app", "tool"]
     assert g.graph.triplets[0].edges == ("depends", "recommends")
     assert [(f.before, f.after) for f in g.fixes] == [("recommend", "recommends")]
+
+
+def test_the_same_answers_on_spark(spark_store: Store, tmp_path: Path) -> None:
+    """Spark walks the alternatives as the other stores do (one load, every pattern)."""
+    load = grounded(spark_store, tmp_path, "MATCH (y:package) RETURN y")
+    assert load.graph.target == "y"
+    pipeline = Pipeline(spark_store, settings_of(llm__offline=True, ask__k=20, af__l_max=1,
+                                                 rerank__method="none"))
+    expected = {"depends|recommends]->": ["app", "tool"],
+                "depends|similar]->": ["app", "clone"],
+                "recommends|depends*1..2]->": ["app", "extra", "tool"]}
+    for pattern, names in expected.items():
+        g = ground_cypher(pipeline.session, f"MATCH (y:package)-[:{pattern}"
+                                            "(x:package {name: 'libc'}) RETURN y")
+        assert answers(g) == names, pattern
