@@ -2,9 +2,11 @@
 a table of the callers' parameters (afr/store/spark_lift.py, issue 24 item 3), not one
 analysis and one union branch per question. Each caller gets the rows, in the order,
 or the error it would have got alone: an empty result, NULL parameters, a LIMIT per
-caller, an aggregate over no rows. The union by result shape (tests/test_spark_union.py)
-stays for statements that cannot be lifted; whole evals against DuckDB's lists:
-tests/test_same_answers.py."""
+caller, an aggregate over no rows, UNION [ALL] branches, an EXISTS that matches nothing
+for one caller and rows for another; afr's own groundings and links between answers
+(a hop both ways, a "has some neighbour" check) among them. The union by result shape
+(tests/test_spark_union.py) stays for statements that cannot be lifted; whole evals
+against DuckDB's lists: tests/test_same_answers.py."""
 
 from __future__ import annotations
 

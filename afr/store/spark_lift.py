@@ -2,21 +2,29 @@
 over a table of their parameters.
 
 Reads of a batch eval that share their text and differ only in bound values (a BM25
-search, the answers' names for display) would each be analysed and planned by Spark,
-and a union of them planned again. Lifted, the statement runs once: its parameters
-become columns of a table ``afr_p`` (one row per caller, ``afr_read`` its position),
-every part of the statement that depends on a parameter carries ``afr_read`` along,
-and the rows come back tagged with their caller's position.
+search, the answers' names for display, a grounding, the links between answers) would
+each be analysed and planned by Spark, and a union of them planned again. Lifted, the
+statement runs once: its parameters become columns of a table ``afr_p`` (one row per
+caller, ``afr_read`` its position), every part of the statement that depends on a
+parameter carries ``afr_read`` along, and the rows come back tagged with their caller's
+position.
 
 The rewrite is exact or refused (``lift`` returns None, the reads then run as a union
 of the separate statements). Per SELECT that depends on the caller (it names a
-parameter, a dependent CTE or derived table, or holds a dependent IN subquery):
+parameter, a dependent CTE or derived table, or holds a dependent subquery):
 
 - its first dependent source (the *anchor*) gives the row's caller; every other
-  dependent source joins it on ``afr_read``; one with none cross joins ``afr_p``;
-  ``x IN (SELECT EXPLODE(<parameters>))`` as a conjunct of WHERE becomes a join with
-  the exploded, distinct values (a semi-join, as alone);
+  dependent source joins it on ``afr_read``; ``afr_p`` joins right after the anchor
+  where the SELECT names a parameter, and comes first (cross joined) where there is
+  no anchor; ``x IN (SELECT EXPLODE(<parameters>))`` as a conjunct of WHERE becomes a
+  join with the exploded, distinct values (a semi-join, as alone);
 - a dependent ``x IN (subquery)`` elsewhere becomes ``(afr_read, x) IN (…)``;
+- a dependent ``[NOT] EXISTS (SELECT …)`` in WHERE (under AND, OR, NOT) is lifted
+  over an ``afr_p`` of its own name and gains ``afr_read`` equal to the outer row's,
+  so it stays correlated per caller (EXISTS is never NULL: exact under NOT and OR);
+- a ``UNION [ALL]`` as a dependent CTE, derived table or IN subquery has each branch
+  lifted with ``afr_read`` first (a plain UNION then removes duplicates per caller); a
+  branch that depends on no parameter runs once and is cross joined with ``afr_p``;
 - GROUP BY and every window's PARTITION BY gain ``afr_read``; an aggregate without
   GROUP BY (one row alone, even over no rows) is grouped by caller and padded with a
   row of NULLs for a caller with no rows, allowed only where that is what the aggregate
@@ -25,10 +33,13 @@ parameter, a dependent CTE or derived table, or holds a dependent IN subquery):
   or a literal); a top-level ORDER BY is kept, and the rows of a caller keep the
   statement's order when split back (the callers' rows may interleave).
 
-Refused: set operations, stars, OFFSET, RIGHT/FULL/NATURAL/USING joins, other
-subqueries (EXISTS, scalar), recursive CTEs, and anything else this module does not
-know, when it depends on the caller. A statement that depends on no parameter is
-marked ``shared`` and left to the caller (the store runs it as any other read).
+Refused, when it depends on the caller: a set operation at the top, or other than
+UNION, or with its own ORDER BY or LIMIT; stars, OFFSET, RIGHT/FULL/NATURAL/USING
+joins; an EXISTS outside WHERE, with a LIMIT or an aggregate without GROUP BY, or whose
+own tables take the name of the outer query's anchor; scalar subqueries; recursive
+CTEs; the rewrite's own names; anything else this module does not know. A statement
+that depends on no parameter is marked ``shared`` and left to the caller (the store
+runs it as any other read).
 """
 
 from __future__ import annotations
