@@ -2,9 +2,11 @@
 a table of the callers' parameters (afr/store/spark_lift.py, issue 24 item 3), not one
 analysis and one union branch per question. Each caller gets the rows, in the order,
 or the error it would have got alone: an empty result, NULL parameters, a LIMIT per
-caller, an aggregate over no rows. The union by result shape (tests/test_spark_union.py)
-stays for statements that cannot be lifted; whole evals against DuckDB's lists:
-tests/test_same_answers.py."""
+caller, an aggregate over no rows, UNION [ALL] branches, an EXISTS that matches nothing
+for one caller and rows for another; afr's own groundings and links between answers
+(a hop both ways, a "has some neighbour" check) among them. The union by result shape
+(tests/test_spark_union.py) stays for statements that cannot be lifted; whole evals
+against DuckDB's lists: tests/test_same_answers.py."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import threading
 
 import pytest
 
+from afr.ground import GroundingQuery, GSymbol, GTriplet, compile_grounding
 from afr.store.base import render_template
 from afr.store.dialect import SPARK
 from afr.store.spark_lift import lift
@@ -48,6 +51,32 @@ TOP_CALLS = [{"g": "x", "k": 1}, {"g": "y", "k": 2}, {"g": None, "k": 3}, {"g": 
 # no order: the same rows, in an order SQL does not promise
 DETAILS = "SELECT id, name FROM lift_t WHERE id IN (SELECT EXPLODE(CAST(:ids AS ARRAY<BIGINT>)))"
 DETAILS_CALLS = [{"ids": [1, 3]}, {"ids": []}, {"ids": [5, 2, 2]}, {"ids": None}]
+# UNION ALL in a CTE (one branch independent of the caller: its rows are every
+# caller's), a plain UNION in a derived table (duplicates removed per caller), NOT
+# EXISTS correlated with the outer row, an EXISTS of a dependent CTE under an OR
+SETS = """
+WITH picked AS (SELECT id, name FROM lift_t WHERE grp = :g
+                UNION ALL SELECT id, name FROM lift_t WHERE id = :extra
+                UNION ALL SELECT id, name FROM lift_t WHERE name = 'd'),
+named AS (SELECT name FROM (SELECT name FROM picked UNION SELECT :also AS name) AS u)
+SELECT p.id, p.name, n.name AS same FROM picked AS p JOIN named AS n ON n.name = p.name
+WHERE NOT EXISTS (SELECT 1 FROM lift_t AS x WHERE x.id = p.id AND x.grp = :skip)
+  AND (EXISTS (SELECT 1 FROM named AS m WHERE m.name = :need) OR p.id > :lo)
+ORDER BY p.id, n.name
+"""
+SETS_CALLS = [
+    {"g": "x", "extra": 3, "also": "b", "skip": "y", "need": "a", "lo": 0},
+    {"g": "y", "extra": None, "also": "z", "skip": "x", "need": "none", "lo": 3},
+    {"g": "none", "extra": 99, "also": "q", "skip": None, "need": "d", "lo": 0},
+    {"g": "x", "extra": 1, "also": "a", "skip": "y", "need": "a", "lo": 0},
+    {"g": "none", "extra": None, "also": None, "skip": "y", "need": "a", "lo": 0},  # none
+]
+# a graph for groundings: authors write papers (one edge stored the other way round),
+# papers are in fields (one the other way round); paper 12 is in no field
+NODES = [(1, "author"), (2, "author"), (3, "author"), (4, "author"), (10, "paper"),
+         (11, "paper"), (12, "paper"), (13, "paper"), (20, "field"), (21, "field")]
+EDGES = [(1, 10, "writes"), (2, 11, "writes"), (12, 3, "writes"), (4, 13, "writes"),
+         (10, 20, "in_field"), (21, 11, "in_field"), (13, 20, "in_field")]
 
 
 @pytest.fixture
@@ -167,6 +196,86 @@ def test_one_lifted_statement_runs_fewer_jobs_than_a_union(store) -> None:
     assert 0 < lifted_jobs < _last_job(store) - before
 
 
+def test_unions_and_exists_give_each_caller_its_own_rows(store) -> None:
+    calls = [(SETS, p) for p in SETS_CALLS]
+    alone = [_outcome(store, sql, params) for sql, params in calls]
+    got, spied = _together(store, calls)
+    assert got == alone
+    # real cases: a NOT EXISTS that drops rows, an EXISTS that matches nothing (the
+    # second caller: only p.id > 3 kept), a name the plain UNION keeps once (the fourth:
+    # "a" from two branches and :also), an empty result
+    assert [len(rows) for _, rows in alone] == [2, 3, 1, 3, 0]
+    assert alone[1][1] == [(4, "d", "d"), (4, "d", "d"), (5, "a", "a")]
+    assert alone[3][1] == [(1, "a", "a"), (1, "a", "a"), (2, "b", "b")]
+    assert [[len(callers) for callers in union] for union in spied["unions"]] == [
+        [len(calls)]]
+    assert (store.lifted_runs, store.lifted_reads) == (1, len(calls))
+
+
+def _graph(store) -> None:
+    store.execute("CREATE TABLE nodes (id BIGINT, type STRING)")
+    store.execute("INSERT INTO nodes VALUES " + ", ".join(f"({i}, '{t}')" for i, t in NODES))
+    store.execute("CREATE TABLE edges (src BIGINT, dst BIGINT, type STRING)")
+    store.execute("INSERT INTO edges VALUES " + ", ".join(
+        f"({s}, {d}, '{t}')" for s, d, t in EDGES))
+
+
+def _grounding(sql, authors: tuple[int, ...], field: str) -> tuple[str, dict]:
+    """Papers an author wrote (either way: a UNION ALL of the two) that are in some field
+    (an EXISTS per way, under an OR): afr's compiled statement and its values."""
+    symbols = [GSymbol("a", "author", candidates=authors), GSymbol("p", "paper"),
+               GSymbol("f", field)]
+    query = GroundingQuery({s.var: s for s in symbols}, (
+        GTriplet("a", "writes", "p", directed=False), GTriplet("p", "in_field", "f")), "p")
+    compiled = compile_grounding(query, schema_directed=False, sql=sql, l_max=10)
+    (statement,) = compiled.statements
+    return statement, compiled.params
+
+
+def _links(sql) -> str:
+    """The links between answers and a constant's candidates, both ways of an edge type."""
+    ways = [{"match": "src", "out": "dst"}, {"match": "dst", "out": "src"}]
+    (statement,) = sql("ground/witness.sql", adjacency=False, links=[
+        {"cands": "cands0", "cand_lvls": "cand_lvls0", "edge": "edge0", "ways": ways}])
+    return statement
+
+
+def test_the_compiled_groundings_and_links_are_lifted() -> None:
+    def sql(template: str, **ctx) -> list[str]:
+        return render_template(template, SPARK, **ctx)
+
+    for statement in (_grounding(sql, (1, 2), "field")[0], _links(sql)):
+        assert "UNION ALL" in statement
+        lifted = lift(statement)
+        assert lifted is not None and not lifted.shared
+    assert "EXISTS" in _grounding(sql, (1, 2), "field")[0]
+
+
+def test_groundings_and_links_give_each_question_what_it_gets_alone(store) -> None:
+    _graph(store)
+    grounds = [_grounding(store.sql, authors, field) for authors, field in [
+        ((1, 2), "field"), ((3,), "field"),  # paper 12: the EXISTS matches nothing
+        ((4, 1), "field"), ((99,), "field"), ((1, 2), "venue")]]
+    assert len({statement for statement, _ in grounds}) == 1  # one text, as in an eval
+    links = _links(store.sql)
+    calls = grounds + [(links, p) for p in [
+        {"ids": [10, 11], "lvls": [1, 1], "cands0": [1, 2], "cand_lvls0": [1, 2],
+         "edge0": "writes"},
+        {"ids": [12], "lvls": [2], "cands0": [3, 4], "cand_lvls0": [1, 1], "edge0": "writes"},
+        {"ids": [13], "lvls": [1], "cands0": [1], "cand_lvls0": [1], "edge0": "writes"},
+        {"ids": [], "lvls": [], "cands0": [], "cand_lvls0": [], "edge0": "writes"}]]
+    alone = [_outcome(store, sql, params) for sql, params in calls]
+    got, spied = _together(store, calls)
+    assert got == alone
+    answers = [[row[0] for row in rows] for _, rows in alone]
+    assert answers[:5] == [[10, 11], [], [13, 10], [], []]
+    # links: paper 11's author 2 is out of its scope (level 2 > 1); one the other way
+    # round; none; no answers
+    assert [len(rows) for _, rows in alone[5:]] == [1, 1, 0, 0]
+    assert sorted(len(callers) for union in spied["unions"] for callers in union) == [4, 5]
+    assert (store.lifted_runs, store.lifted_reads) == (2, len(calls))
+
+
 @pytest.mark.parametrize(("template", "ctx"), [
     ("lexical/bm25.sql", {"types": True, "ids": False, "limit": True, "also": True}),
     ("lexical/bm25.sql", {"types": False, "ids": True, "limit": False, "also": False}),
@@ -180,14 +289,27 @@ def test_the_evals_same_text_reads_are_lifted(template, ctx) -> None:
 
 
 @pytest.mark.parametrize("sql", [
-    "SELECT id FROM lift_t WHERE id > :lo UNION ALL SELECT id FROM lift_t",  # a set op
+    # a set operation at the top, or other than a UNION, or ordered or limited as a whole
+    "SELECT id FROM lift_t WHERE id > :lo UNION ALL SELECT id FROM lift_t",
+    "SELECT id FROM (SELECT id FROM lift_t WHERE id > :lo EXCEPT SELECT 1) AS u",
+    "SELECT id FROM (SELECT id FROM lift_t WHERE id > :lo INTERSECT SELECT 1) AS u",
+    "SELECT id FROM (SELECT id FROM lift_t WHERE id > :lo UNION ALL SELECT 1 "
+    "ORDER BY id LIMIT 2) AS u",
     "SELECT * FROM lift_t WHERE id > :lo",  # a star
     "SELECT COUNT(*) AS n FROM lift_t WHERE id > :lo",  # COUNT is 0 over no rows
     "SELECT COALESCE(SUM(id), 0) AS s FROM lift_t WHERE id > :lo",  # not NULL either
-    "SELECT id FROM lift_t WHERE EXISTS (SELECT 1 FROM lift_t AS u WHERE u.id = :lo)",
+    # EXISTS elsewhere than in WHERE, over rows of its own (a LIMIT), or where the
+    # outer query's anchor is the name of the subquery's own table
+    "SELECT id, EXISTS (SELECT 1 FROM lift_t AS u WHERE u.id = :lo) AS e FROM lift_t",
+    "SELECT id FROM lift_t WHERE EXISTS (SELECT id FROM lift_t AS u WHERE u.id > :lo "
+    "ORDER BY id LIMIT 1)",
+    "WITH d AS (SELECT id FROM lift_t WHERE grp = :g) SELECT t.id FROM d AS t "
+    "WHERE EXISTS (SELECT 1 FROM lift_t AS t WHERE t.id = :lo)",
+    "SELECT id FROM lift_t WHERE (SELECT MAX(id) FROM lift_t WHERE grp = :g) > id",
     "SELECT t.id FROM lift_t AS t RIGHT JOIN (SELECT :lo AS id) AS u ON u.id = t.id",
     "SELECT DISTINCT name FROM lift_t WHERE id > :lo ORDER BY name LIMIT 2",
     "SELECT id FROM lift_t WHERE id > :lo ORDER BY id LIMIT 2 OFFSET 1",
+    "SELECT afr_read FROM lift_t WHERE id > :lo",  # the rewrite's own names
 ])
 def test_what_cannot_be_lifted_exactly_is_refused(sql) -> None:
     assert lift(sql) is None

@@ -72,6 +72,17 @@ def test_long_lists_are_bound_as_one_json_text() -> None:
     assert isinstance(args["mixed"], list)
 
 
+def test_a_short_list_of_integers_past_32_bits_is_bound_as_json() -> None:
+    """pyspark types a list's values one by one (INT, BIGINT) and Spark refuses the
+    mixed array as an argument: such a list goes as JSON of BIGINTs."""
+    sql, args = _bind("SELECT :mixed, :low, :small, :nulls",
+                      {"mixed": [7, 2**31], "low": [-2**31 - 1, 1], "small": [7, 2**31 - 1],
+                       "nulls": [2**31, None]})
+    assert sql == ("SELECT from_json(:mixed, 'array<bigint>'), "
+                   "from_json(:low, 'array<bigint>'), :small, ARRAY(2147483648, NULL)")
+    assert json.loads(args["mixed"]) == [7, 2**31] and args["small"] == [7, 2**31 - 1]
+
+
 def test_a_long_list_reads_back_in_order(spark_store) -> None:
     ids = [7 * i - 3 for i in range(JSON_LIST_MIN * 3)]
     words = [f"w{i}" for i in range(JSON_LIST_MIN + 5)]

@@ -62,8 +62,9 @@ def _spark_writes_only(monkeypatch) -> None:
 
 def _run_log(key: str) -> list[tuple[str, dict]]:
     """One ask's run-log and eval rows under ``key``: NULLs inside lists (Spark binds
-    those as literals), text beyond ASCII, a big id, JSON text."""
-    lists = {"node_ids": [2**31 - 1, 7], "sources": ["graph", None], "levels": [1, None],
+    those as literals), text beyond ASCII, an id past 32 bits in a list with small ones
+    (a list Spark cannot bind as it is), JSON text."""
+    lists = {"node_ids": [2**33, 7], "sources": ["graph", None], "levels": [1, None],
              "scores": [0.25, None], "positions": [None, 2], "ranks": [1, 2],
              "provenance": [json.dumps({"why": "ü"}), json.dumps({})]}
     return [

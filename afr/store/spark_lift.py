@@ -2,21 +2,29 @@
 over a table of their parameters.
 
 Reads of a batch eval that share their text and differ only in bound values (a BM25
-search, the answers' names for display) would each be analysed and planned by Spark,
-and a union of them planned again. Lifted, the statement runs once: its parameters
-become columns of a table ``afr_p`` (one row per caller, ``afr_read`` its position),
-every part of the statement that depends on a parameter carries ``afr_read`` along,
-and the rows come back tagged with their caller's position.
+search, the answers' names for display, a grounding, the links between answers) would
+each be analysed and planned by Spark, and a union of them planned again. Lifted, the
+statement runs once: its parameters become columns of a table ``afr_p`` (one row per
+caller, ``afr_read`` its position), every part of the statement that depends on a
+parameter carries ``afr_read`` along, and the rows come back tagged with their caller's
+position.
 
 The rewrite is exact or refused (``lift`` returns None, the reads then run as a union
 of the separate statements). Per SELECT that depends on the caller (it names a
-parameter, a dependent CTE or derived table, or holds a dependent IN subquery):
+parameter, a dependent CTE or derived table, or holds a dependent subquery):
 
 - its first dependent source (the *anchor*) gives the row's caller; every other
-  dependent source joins it on ``afr_read``; one with none cross joins ``afr_p``;
-  ``x IN (SELECT EXPLODE(<parameters>))`` as a conjunct of WHERE becomes a join with
-  the exploded, distinct values (a semi-join, as alone);
+  dependent source joins it on ``afr_read``; ``afr_p`` joins right after the anchor
+  where the SELECT names a parameter, and comes first (cross joined) where there is
+  no anchor; ``x IN (SELECT EXPLODE(<parameters>))`` as a conjunct of WHERE becomes a
+  join with the exploded, distinct values (a semi-join, as alone);
 - a dependent ``x IN (subquery)`` elsewhere becomes ``(afr_read, x) IN (…)``;
+- a dependent ``[NOT] EXISTS (SELECT …)`` in WHERE (under AND, OR, NOT) is lifted
+  over an ``afr_p`` of its own name and gains ``afr_read`` equal to the outer row's,
+  so it stays correlated per caller (EXISTS is never NULL: exact under NOT and OR);
+- a ``UNION [ALL]`` as a dependent CTE, derived table or IN subquery has each branch
+  lifted with ``afr_read`` first (a plain UNION then removes duplicates per caller); a
+  branch that depends on no parameter runs once and is cross joined with ``afr_p``;
 - GROUP BY and every window's PARTITION BY gain ``afr_read``; an aggregate without
   GROUP BY (one row alone, even over no rows) is grouped by caller and padded with a
   row of NULLs for a caller with no rows, allowed only where that is what the aggregate
@@ -25,14 +33,18 @@ parameter, a dependent CTE or derived table, or holds a dependent IN subquery):
   or a literal); a top-level ORDER BY is kept, and the rows of a caller keep the
   statement's order when split back (the callers' rows may interleave).
 
-Refused: set operations, stars, OFFSET, RIGHT/FULL/NATURAL/USING joins, other
-subqueries (EXISTS, scalar), recursive CTEs, and anything else this module does not
-know, when it depends on the caller. A statement that depends on no parameter is
-marked ``shared`` and left to the caller (the store runs it as any other read).
+Refused, when it depends on the caller: a set operation at the top, or other than
+UNION, or with its own ORDER BY or LIMIT; stars, OFFSET, RIGHT/FULL/NATURAL/USING
+joins; an EXISTS outside WHERE, with a LIMIT or an aggregate without GROUP BY, or whose
+own tables take the name of the outer query's anchor; scalar subqueries; recursive
+CTEs; the rewrite's own names; anything else this module does not know. A statement
+that depends on no parameter is marked ``shared`` and left to the caller (the store
+runs it as any other read).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -45,6 +57,10 @@ READ = "afr_read"
 PREFIX = "afr_p_"
 #: Stands for the VALUES of the parameters until a group is run.
 VALUES_MARK = "afr_params_values"
+#: The names the rewrite and the store make up (the dialect's own afr_ names, such as
+#: afr_pos of a transpiled UNNEST, are not among them): a statement naming one is refused.
+_OWN_NAME = re.compile(r"afr_(p|read|rn|lim|v|pv|branch|params_values|p_\w*|"
+                       r"(in|top|agg|ex|one)\d+)$")
 
 
 @dataclass(frozen=True)
@@ -85,8 +101,8 @@ def lift(sql: str) -> Lifted | None:
     except SqlglotError:
         return None
     if not isinstance(tree, exp.Select) or any(
-            i.name.lower().startswith("afr_") for i in tree.find_all(exp.Identifier)):
-        return None  # afr_ names are the rewrite's own
+            _OWN_NAME.match(i.name.lower()) for i in tree.find_all(exp.Identifier)):
+        return None
     ctx = _Context()
     try:
         lifted = _lift_statement(tree, ctx)
@@ -105,7 +121,7 @@ def lift(sql: str) -> Lifted | None:
                   shared=False)
 
 
-def _lift_statement(tree: exp.Select, ctx: _Context) -> exp.Select | None:
+def _lift_statement(tree: exp.Select, ctx: _Context) -> exp.Query | None:
     """The statement with its dependent CTEs and main SELECT lifted (None: independent)."""
     with_ = tree.args.get("with_")
     if with_ is not None:
@@ -135,12 +151,42 @@ def _depends(node: exp.Expression, ctx: _Context) -> bool:
         for n in node.walk())
 
 
-def _lift_query(query: exp.Expression, ctx: _Context, *, top: bool) -> exp.Select | None:
+def _lift_query(query: exp.Expression, ctx: _Context, *, top: bool) -> exp.Query | None:
     if not _depends(query, ctx):
         return None
+    if isinstance(query, exp.Union):
+        return _lift_union(query, ctx)
     if not isinstance(query, exp.Select) or query.args.get("with_"):
         raise _Refused
     return _Scope(query, ctx, top).lift()
+
+
+def _lift_union(union: exp.Union, ctx: _Context) -> exp.Union:
+    """A UNION [ALL] whose branches are lifted, each with ``afr_read`` first: the union
+    then runs per caller (a plain UNION's duplicates are those of one caller's rows). An
+    independent branch is computed once and cross joined with the callers."""
+    if any(union.args.get(arg) for arg in ("with_", "order", "limit", "offset")):
+        raise _Refused
+    for side in ("this", "expression"):
+        branch = union.args[side]
+        if isinstance(branch, exp.Union):
+            lifted = _lift_union(branch, ctx) if _depends(branch, ctx) else \
+                _for_every_caller(branch, ctx)
+        elif isinstance(branch, exp.Select):
+            lifted = _lift_query(branch, ctx, top=False) or _for_every_caller(branch, ctx)
+        else:
+            raise _Refused
+        union.set(side, lifted)
+    return union
+
+
+def _for_every_caller(query: exp.Query, ctx: _Context) -> exp.Select:
+    """An independent query's rows once per caller, ``afr_read`` first."""
+    name = ctx.alias("one")
+    rows = exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier(name)))
+    return exp.select(exp.alias_(exp.column(READ, PARAMS), READ),
+                      exp.Column(this=exp.Star(), table=exp.to_identifier(name))).from_(
+        rows).join(PARAMS, join_type="CROSS")
 
 
 def _own_nodes(select: exp.Select) -> list[exp.Expression]:
@@ -156,7 +202,8 @@ _UNKNOWN = ("laterals", "offset", "qualify", "windows", "sort", "cluster", "dist
 class _Scope:
     """One dependent SELECT being lifted."""
 
-    def __init__(self, select: exp.Select, ctx: _Context, top: bool) -> None:
+    def __init__(self, select: exp.Select, ctx: _Context, top: bool,
+                 params: str = PARAMS) -> None:
         if any(select.args.get(arg) for arg in _UNKNOWN) or any(
                 isinstance(e, exp.Star) or (isinstance(e, exp.Column) and e.is_star)
                 for e in select.expressions):
@@ -165,27 +212,28 @@ class _Scope:
         if distinct is not None and distinct.args.get("on"):
             raise _Refused
         self.select, self.ctx, self.top = select, ctx, top
+        # what afr_p is called here: an EXISTS subquery's own is not the outer query's
+        self.params = params
         self.anchor: str | None = None
+        self.anchor_join: exp.Join | None = None  # None: the anchor is the FROM item
+        self.names: set[str] = set()  # the FROM items' and joins' names
         self.uses_params = False
 
     def lift(self) -> exp.Select:
         select = self.select
         self._conjuncts_to_joins()
         sources = self._sources()
-        self.anchor = next((name for name, dep, _ in sources if dep), None)
+        self.names = {name.lower() for name, _, _ in sources}
+        self.anchor, self.anchor_join = next(
+            ((name, join) for name, dep, join in sources if dep), (None, None))
         self._join_on_anchor(sources)
-        subqueries = self._lift_subqueries()
+        subqueries, exists = self._lift_subqueries()
         self._bind_params()
-        if self.anchor is None:
-            self.anchor = PARAMS
-            if select.args.get("from_") is None:
-                select.from_(PARAMS, copy=False)
-            else:
-                select.join(PARAMS, join_type="CROSS", copy=False)
-        elif self.uses_params:
-            select.join(PARAMS, on=_eq(PARAMS, self.anchor), copy=False)
+        self._join_params()
         for in_ in subqueries:
             in_.set("this", exp.Tuple(expressions=[_read(self.anchor), in_.this]))
+        for inner in exists:
+            self._correlate(inner)
         self._partition()
         select.set("expressions", [exp.alias_(_read(self.anchor), READ),
                                    *select.expressions])
@@ -225,6 +273,26 @@ class _Scope:
                 raise _Refused
             out.append((source.alias_or_name, dep, join))
         return out
+
+    def _join_params(self) -> None:
+        """``afr_p`` joined right after the anchor (each row's caller), or first where
+        there is none, so that the join conditions after it can name the values."""
+        select = self.select
+        table = exp.to_table(PARAMS)
+        if self.params != PARAMS:
+            table.set("alias", exp.TableAlias(this=exp.to_identifier(self.params)))
+        joins = list(select.args.get("joins") or [])
+        if self.anchor is None:
+            self.anchor = self.params
+            from_ = select.args.get("from_")
+            if from_ is not None:
+                joins.insert(0, exp.Join(this=from_.this, kind="CROSS"))
+            select.set("from_", exp.From(this=table))
+        elif self.uses_params:
+            at = 0 if self.anchor_join is None else 1 + next(
+                i for i, join in enumerate(joins) if join is self.anchor_join)
+            joins.insert(at, exp.Join(this=table, on=_eq(self.params, self.anchor)))
+        select.set("joins", joins or None)
 
     def _join_on_anchor(self, sources: list[tuple[str, bool, exp.Join | None]]) -> None:
         seen_anchor = False
@@ -266,16 +334,17 @@ class _Scope:
             self.ctx.made.add(name)  # the join is a dependent source of its own
         self.select.set("where", exp.Where(this=exp.and_(*kept)) if kept else None)
 
-    def _lift_subqueries(self) -> list[exp.In]:
-        """Dependent IN subqueries, lifted (their left side gains the caller later)."""
-        ins = []
+    def _lift_subqueries(self) -> tuple[list[exp.In], list[_Scope]]:
+        """Dependent IN and EXISTS subqueries, lifted (an IN's left side and an EXISTS's
+        caller condition are added once the anchor is known)."""
+        ins, exists = [], []
         for node in _own_nodes(self.select):
             if node is self.select:
                 continue
             if isinstance(node, exp.Query) and not isinstance(node, exp.Subquery):
                 # a query not in parentheses of its own (EXISTS)
                 if _depends(node, self.ctx):
-                    raise _Refused
+                    exists.append(self._lift_exists(node))
                 continue
             if not isinstance(node, exp.Subquery):
                 continue
@@ -288,7 +357,30 @@ class _Scope:
                 raise _Refused
             node.set("this", inner)
             ins.append(node.parent)
-        return ins
+        return ins, exists
+
+    def _lift_exists(self, query: exp.Query) -> _Scope:
+        """A dependent [NOT] EXISTS (SELECT …) of WHERE (under AND, OR, NOT), lifted over
+        an ``afr_p`` of its own name."""
+        exists, node = query.parent, query.parent
+        while isinstance(node.parent, (exp.And, exp.Or, exp.Not, exp.Paren)):
+            node = node.parent
+        if not (isinstance(exists, exp.Exists) and isinstance(query, exp.Select)
+                and isinstance(node.parent, exp.Where) and node.parent.parent is self.select
+                and not query.args.get("with_")):
+            raise _Refused
+        inner = _Scope(query, self.ctx, top=False, params=self.ctx.alias("ex"))
+        if inner.lift() is not query:
+            raise _Refused  # a LIMIT or a padded aggregate: a query of its own
+        return inner
+
+    def _correlate(self, inner: _Scope) -> None:
+        """The EXISTS subquery's rows are those of the outer row's caller: its truth is
+        what it is alone, for each caller (EXISTS is never NULL, so under NOT or OR too)."""
+        assert self.anchor is not None and inner.anchor is not None
+        if self.anchor.lower() in inner.names:
+            raise _Refused  # there, the anchor's name is the subquery's own table
+        inner.select.where(_eq(inner.anchor, self.anchor), copy=False)
 
     def _bind_params(self) -> None:
         for node in _own_nodes(self.select):
@@ -299,18 +391,19 @@ class _Scope:
                 node.replace(self._column(node))
 
     def _bind(self, node: exp.Expression) -> exp.Expression:
-        """``node`` with each parameter as its column of ``afr_p``."""
+        """``node`` with each parameter as its column of ``afr_p`` by its own name."""
         if isinstance(node, exp.Placeholder):
-            return self._column(node)
+            return self._column(node, PARAMS)
         for ph in list(node.find_all(exp.Placeholder)):
-            ph.replace(self._column(ph))
+            ph.replace(self._column(ph, PARAMS))
         return node
 
-    def _column(self, placeholder: exp.Placeholder) -> exp.Column:
+    def _column(self, placeholder: exp.Placeholder, table: str | None = None) -> exp.Column:
         if not placeholder.name:
             raise _Refused  # a positional ? has no name to be a column
         self.ctx.params.add(placeholder.name)
-        return exp.column(PREFIX + placeholder.name, PARAMS)
+        table = table or self.params
+        return exp.column(PREFIX + placeholder.name, table)
 
     def _partition(self) -> None:
         for node in _own_nodes(self.select):
@@ -328,7 +421,8 @@ class _Scope:
         """GROUP BY per caller; True when an aggregate without GROUP BY must be padded."""
         select = self.select
         group = select.args.get("group")
-        params = [exp.column(PREFIX + p, PARAMS) for p in sorted(_own_params(select))]
+        params = [exp.column(PREFIX + p, self.params)
+                  for p in sorted(_own_params(select, self.params))]
         if group is not None:
             group.set("expressions", [_read(self.anchor), *params, *group.expressions])
             return False
@@ -352,7 +446,7 @@ class _Scope:
         number = exp.Window(this=exp.RowNumber(), partition_by=[_read(self.anchor)],
                             order=exp.Order(expressions=keys))
         if not (isinstance(limit, exp.Literal) or (
-                isinstance(limit, exp.Column) and limit.table == PARAMS)):
+                isinstance(limit, exp.Column) and limit.table == self.params)):
             raise _Refused
         select.set("limit", None)
         select.set("order", None)
@@ -373,9 +467,9 @@ class _Scope:
                 this=exp.to_identifier(name))), on=_eq(name, PARAMS), join_type="LEFT")
 
 
-def _own_params(select: exp.Select) -> set[str]:
+def _own_params(select: exp.Select, params: str) -> set[str]:
     return {n.name[len(PREFIX):] for n in _own_nodes(select)
-            if isinstance(n, exp.Column) and n.table == PARAMS and n.name.startswith(PREFIX)}
+            if isinstance(n, exp.Column) and n.table == params and n.name.startswith(PREFIX)}
 
 
 def _param_explode(cond: exp.Expression) -> exp.Expression | None:

@@ -979,10 +979,15 @@ def _fields_key(fields: Any) -> tuple[tuple[str, str], ...]:
 
 def _json_list_type(value: Any) -> str | None:
     """The Spark type of a list bound as one JSON text (``array<…>``): lists longer than
-    JSON_LIST_MIN of one plain type. None for every other value."""
-    if not isinstance(value, list) or len(value) <= JSON_LIST_MIN:
+    JSON_LIST_MIN of one plain type, and lists of integers one of which needs 64 bits
+    (pyspark makes such a list an array of INT and BIGINT literals, which Spark refuses
+    to bind: INVALID_SQL_ARG). None for every other value."""
+    if not isinstance(value, list):
         return None
     kinds = {type(v) for v in value}
+    wide = kinds == {int} and any(not -2**31 <= v < 2**31 for v in value)
+    if len(value) <= JSON_LIST_MIN and not wide:
+        return None
     for types, kind in (({bool}, "boolean"), ({int}, "bigint"), ({str}, "string"),
                         ({float}, "double"), ({int, float}, "double")):
         if kinds == types:
