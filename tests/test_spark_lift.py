@@ -236,7 +236,8 @@ def _links(sql) -> str:
     """The links between answers and a constant's candidates, both ways of an edge type."""
     ways = [{"match": "src", "out": "dst"}, {"match": "dst", "out": "src"}]
     (statement,) = sql("ground/witness.sql", adjacency=False, links=[
-        {"cands": "cands0", "cand_lvls": "cand_lvls0", "edge": "edge0", "ways": ways}])
+        {"cands": "cands0", "cand_lvls": "cand_lvls0",
+         "walks": [{"edge": "edge0", "ways": ways}]}])
     return statement
 
 
