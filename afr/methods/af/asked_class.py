@@ -167,21 +167,31 @@ def _class_relation(store: Store, schema: SkbSchema, nodes: list[tuple[int, str,
 
 def _other_parents(store: Store, schema: SkbSchema, first: str) -> tuple[str, ...]:
     """The hierarchy's other parent relations beside ``first`` (a relation of a type to
-    itself). Its backbone is the type's relation to itself that most nodes point out by
-    (kind of); another is a parent relation when its nodes take it instead of the
-    backbone (``PARENT_OVERLAP``: instance of), by at least ``MIN_MEMBERS`` nodes. None
-    when ``first`` is not one of them (part of)."""
+    itself): empty when ``first`` is not one of them (part of)."""
     node_type = schema.edge_types[first].source_type
+    parents = store.fact(("hierarchy_parents", node_type),
+                         lambda: _parent_relations(store, schema, node_type))
+    return tuple(sorted(parents - {first})) if first in parents else ()
+
+
+def _parent_relations(store: Store, schema: SkbSchema, node_type: str | None
+                      ) -> frozenset[str]:
+    """The parent relations of ``node_type``'s hierarchy, read from the graph once per
+    store: its backbone, the type's relation to itself that most nodes point out by
+    (kind of), and every other that its nodes take instead of the backbone
+    (``PARENT_OVERLAP``: instance of), by at least ``MIN_MEMBERS`` nodes."""
     relations = sorted(e.type for e in schema.edge_types.values()
                        if e.source_type == node_type and e.target_type == node_type)
-    if len(relations) < 2:
-        return ()
+    if not relations:
+        return frozenset()
     nodes = {edge_type: int(n) for edge_type, n, _ in store.run(
-        "offline/hierarchy_parents.sql", {"relations": relations, "backbone": first})}
+        "offline/hierarchy_parents.sql", {"relations": relations, "backbone": relations[0]})}
+    if not nodes:
+        return frozenset()
     backbone = max(sorted(nodes), key=lambda edge_type: nodes[edge_type])
     rows = store.run("offline/hierarchy_parents.sql",
                      {"relations": relations, "backbone": backbone})
-    parents = {edge_type for edge_type, n, with_backbone in rows
-               if edge_type == backbone or (int(n) >= MIN_MEMBERS
-                                            and int(with_backbone) <= PARENT_OVERLAP * int(n))}
-    return tuple(sorted(parents - {first})) if first in parents else ()
+    return frozenset(edge_type for edge_type, n, with_backbone in rows
+                     if edge_type == backbone or (
+                         int(n) >= MIN_MEMBERS
+                         and int(with_backbone) <= PARENT_OVERLAP * int(n)))
