@@ -14,6 +14,7 @@ from skbutil import write_skb
 from afr.embed.hashing import HashingEmbedder
 from afr.ground.run import witnesses
 from afr.load import load_skb_dir
+from afr.methods.af.asked_class import _parent_relations
 from afr.methods.af.grounding import GroundedCypher, ground_cypher
 from afr.pipeline.ask import Pipeline
 from afr.store import Store
@@ -109,10 +110,23 @@ def test_a_misspelt_alternative_is_fixed(store: Store, tmp_path: Path) -> None:
     assert [(f.before, f.after) for f in g.fixes] == [("recommend", "recommends")]
 
 
+# The offline class's hierarchy over these relations: the backbone (most nodes point out
+# by it; ties to the first name) and the relations whose nodes take none of it, by at
+# least two nodes (similar: one).
+PARENTS = frozenset({"depends", "recommends", "suggests"})
+
+
+def test_a_hierarchys_parent_relations(store: Store, tmp_path: Path) -> None:
+    grounded(store, tmp_path, "MATCH (y:package) RETURN y")
+    assert _parent_relations(store, store.skb_schema(), "package") == PARENTS
+
+
 def test_the_same_answers_on_spark(spark_store: Store, tmp_path: Path) -> None:
-    """Spark walks the alternatives as the other stores do (one load, every pattern)."""
+    """Spark walks the alternatives as the other stores do (one load, every pattern),
+    and reads a hierarchy's parent relations as they do."""
     load = grounded(spark_store, tmp_path, "MATCH (y:package) RETURN y")
     assert load.graph.target == "y"
+    assert _parent_relations(spark_store, spark_store.skb_schema(), "package") == PARENTS
     pipeline = Pipeline(spark_store, settings_of(llm__offline=True, ask__k=20, af__l_max=1,
                                                  rerank__method="none"))
     expected = {"depends|recommends]->": ["app", "tool"],

@@ -138,8 +138,9 @@ def _walked_types(t: Triplet, schema: SkbSchema, mode: Mode, dropped: list[str]
     when, in strict mode, it names none the SKB has (the triplet is dropped). A type of
     ``[:a|b]`` the SKB lacks is dropped from the alternatives; in lenient mode an unknown
     type makes the relationship any relation."""
-    known = tuple(dict.fromkeys(e for e in map(schema.edge_type, t.edges) if e))
-    unknown = [e for e in t.edges if schema.edge_type(e) is None]
+    named = [(e, schema.edge_type(e)) for e in t.edges]
+    known = tuple(dict.fromkeys(edge_type for _, edge_type in named if edge_type))
+    unknown = [e for e, edge_type in named if edge_type is None]
     if not unknown:
         return known
     names = ", ".join(repr(e) for e in unknown)

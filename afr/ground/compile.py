@@ -57,6 +57,20 @@ def edge_walks(t: GTriplet, *, from_tail: bool, schema_directed: EdgeDirections 
             for edge_type in t.edge_types]
 
 
+def bind_param(params: dict[str, Any], prefix: str, value: Any) -> str:
+    """Add ``value`` to a statement's ``params`` under a new name, and return the name."""
+    name = f"{prefix}{len(params)}"
+    params[name] = value
+    return name
+
+
+def bound_walks(walks: list[Walk], bind: Callable[[str], str]) -> list[dict[str, Any]]:
+    """The walks as the templates take them: each type the name ``bind`` gives it as a
+    bound parameter (None: any type)."""
+    return [{"edge": bind(edge_type) if edge_type else None, "ways": ways}
+            for edge_type, ways in walks]
+
+
 def is_tree(symbols: list[str], triplets: list[GTriplet]) -> bool:
     # Connected by construction: a tree has one edge fewer than nodes and no self-loops.
     return len(triplets) == len(symbols) - 1 and all(t.head != t.tail for t in triplets)
@@ -86,9 +100,7 @@ class _Builder:
         self.n = 0
 
     def param(self, prefix: str, value: Any) -> str:
-        name = f"{prefix}{len(self.params)}"
-        self.params[name] = value
-        return name
+        return bind_param(self.params, prefix, value)
 
     def name(self, prefix: str) -> str:
         self.n += 1
@@ -114,9 +126,7 @@ class _Builder:
         return edge_walks(t, from_tail=child_is_tail, schema_directed=self.directed)
 
     def walk_params(self, walks: list[Walk]) -> list[dict[str, Any]]:
-        """The walks as the templates take them: each type a bound parameter."""
-        return [{"edge": self.param("e", edge_type) if edge_type else None, "ways": ways}
-                for edge_type, ways in walks]
+        return bound_walks(walks, lambda edge_type: self.param("e", edge_type))
 
     def lands_on(self, walks: list[Walk], from_type: str | None, to_type: str | None, *,
                  backwards: bool = False) -> bool:

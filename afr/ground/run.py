@@ -7,7 +7,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 
-from afr.ground.compile import CompiledGrounding, compile_grounding, edge_walks
+from afr.ground.compile import (
+    CompiledGrounding,
+    bind_param,
+    bound_walks,
+    compile_grounding,
+    edge_walks,
+)
 from afr.ground.query import (
     EdgeDirections,
     EdgeEndpoints,
@@ -150,13 +156,9 @@ def witnesses(store: Store, query: GroundingQuery, answers: list[tuple[int, int]
         ranks = {node: rank for rank, node in enumerate(cands, 1)}
         i = len(links)
         params[f"cands{i}"], params[f"cand_lvls{i}"] = cands, cand_lvls
-        walks = []
-        for j, (edge_type, ways) in enumerate(edge_walks(
-                t, from_tail=t.tail == query.target, schema_directed=directed)):
-            if edge_type is not None:
-                params[f"edge{i}_{j}"] = edge_type
-            walks.append({"edge": f"edge{i}_{j}" if edge_type is not None else None,
-                          "ways": ways})
+        walks = bound_walks(edge_walks(t, from_tail=t.tail == query.target,
+                                       schema_directed=directed),
+                            lambda edge_type: bind_param(params, "edge", edge_type))
         links.append({"cands": f"cands{i}", "cand_lvls": f"cand_lvls{i}", "walks": walks})
         others.append((other, ranks))
     if not links:

@@ -184,14 +184,7 @@ def _parent_relations(store: Store, schema: SkbSchema, node_type: str | None
                        if e.source_type == node_type and e.target_type == node_type)
     if not relations:
         return frozenset()
-    nodes = {edge_type: int(n) for edge_type, n, _ in store.run(
-        "offline/hierarchy_parents.sql", {"relations": relations, "backbone": relations[0]})}
-    if not nodes:
-        return frozenset()
-    backbone = max(sorted(nodes), key=lambda edge_type: nodes[edge_type])
-    rows = store.run("offline/hierarchy_parents.sql",
-                     {"relations": relations, "backbone": backbone})
-    return frozenset(edge_type for edge_type, n, with_backbone in rows
-                     if edge_type == backbone or (
-                         int(n) >= MIN_MEMBERS
-                         and int(with_backbone) <= PARENT_OVERLAP * int(n)))
+    rows = store.run("offline/hierarchy_parents.sql", {"relations": relations})
+    return frozenset(edge_type for edge_type, n, with_backbone, is_backbone in rows
+                     if is_backbone or (int(n) >= MIN_MEMBERS
+                                        and int(with_backbone) <= PARENT_OVERLAP * int(n)))
