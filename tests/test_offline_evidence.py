@@ -515,3 +515,28 @@ def test_a_calibrated_weight_must_win_by_more_than_its_noise() -> None:
     assert choose_weight(grid, own=1.0) == 0.03  # 1.0 loses by far more than its noise
     clear = {0.0: worse, 0.002: worse, 0.03: flat, 1.0: worse}
     assert choose_weight(clear, own=0.002) == 0.03
+
+
+def test_text_conditions_alone_are_text_evidence_not_graph_evidence(
+        store: Store, tmp_path: Path) -> None:
+    """A Cypher that constrains only by wording ("limbless" for an African viper) grounds
+    the snake; BM25 of the question finds the puff adder. The text match weighs as a text
+    condition, so it does not take the lead, and a note says so; the same condition beside
+    a relation is graph evidence and its answers lead."""
+    make(store, tmp_path)
+    pipeline = Pipeline(store, settings_of(llm__offline=True, ask__k=4,
+                                           rerank__method="none"))
+    question = "Which African viper inflates its body when alarmed?"
+    alone = 'MATCH (y:noun_concept) WHERE y.text CONTAINS "limbless" RETURN y'
+    result = pipeline.ask(question, cypher=alone, target_type="noun_concept")
+    ids = [a.node_id for a in result.answers]
+    assert ids[0] == 4 and 1 in ids  # BM25's first leads; the text match stays in
+    assert any("constrains by text alone" in n for n in result.retrieved.notes)
+    related = ('MATCH (y:noun_concept)-[:noun_concept_is_a_kind_of_noun_concept]->'
+               '(v:noun_concept {name: "viper"}) WHERE y.text CONTAINS "Europe" RETURN y')
+    result = pipeline.ask(question, cypher=related, target_type="noun_concept")
+    assert result.answers[0].node_id == 3  # the grounded answer leads
+    assert not any("constrains by text alone" in n for n in result.retrieved.notes)
+    compared = 'MATCH (y:noun_concept) WHERE y.name = "snake" RETURN y'
+    result = pipeline.ask(question, cypher=compared, target_type="noun_concept")
+    assert not any("constrains by text alone" in n for n in result.retrieved.notes)

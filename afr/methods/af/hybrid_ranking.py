@@ -12,6 +12,9 @@
   the vector list and the BM25 list: the graph adds evidence rather than imposing its
   order. A weakly linked Cypher (the offline formalizer's guess) only re-ranks the
   vector/BM25 candidates, with its first-level answers; it adds none of its own.
+- A Cypher whose only constraints are text conditions on the target (``WHERE y.text
+  CONTAINS …``, no relation, no other condition) grounds by wording alone: its answers
+  weigh as text evidence (``ranking.text``), not as graph evidence, and lead no band.
 """
 
 from __future__ import annotations
@@ -126,14 +129,15 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
                    *, weights: RankingSettings, params: BM25Settings = BM25Settings(),
                    confidence: float = 1.0, text: Sequence[Condition] = (),
                    signals: Sequence[str] = (), keep_graph: int = 0,
-                   explain: Explain | None = None) -> Strands:
+                   text_only: bool = False, explain: Explain | None = None) -> Strands:
     """Steps 6–7 fused. ``keep_graph``: how many of the graph strand's first answers (in
     the paper's order: level, then similarity) stay in the list whatever the fusion says —
     the paper's quota, so the graph only adds to what the paper's ranking finds.
     ``explain``: called with the ranked graph strand on the connection that ranked it (the
     answers' provenance), beside the vector search; its notes follow the ranking's.
     ``signals``: more text to rank the graph strand by (BM25), e.g. a target's name
-    that filtered nothing."""
+    that filtered nothing. ``text_only``: the Cypher constrains by its text conditions
+    alone (no relation, no other condition), so its answers are text evidence."""
     lexical_ok = has_lexical_index(store)
     grounded, text_signals, notes = apply_text_conditions(store, list(grounded), list(text)) \
         if lexical_ok else (list(grounded), [], [])
@@ -157,20 +161,27 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
     if not confident:
         notes.append(f"weakly linked Cypher (confidence {confidence:.2f}): the graph only "
                      "re-ranks the vector and BM25 candidates, with its level-1 answers")
-    fused = _fuse_strands(side, vss, lexical, k, weights, confidence)
+    if text_only and side.graph:
+        notes.append("the Cypher constrains by text alone: its answers count as text "
+                     f"evidence (weight {weights.text:g}), not as graph evidence")
+    fused = _fuse_strands(side, vss, lexical, k, weights, confidence, text_only=text_only)
     final = _candidates(fused, side.graph, vss, lexical, k)
     return Strands(tuple(side.graph), tuple(vss), tuple(lexical), tuple(final),
                    tuple(notes + side.explained))
 
 
 def _fuse_strands(side: _GraphSide, vss: Ranked, lexical: Ranked, k: int,
-                  weights: RankingSettings, confidence: float) -> Ranked:
+                  weights: RankingSettings, confidence: float, *, text_only: bool = False
+                  ) -> Ranked:
     """The final list's node ids and fused scores: the graph strand (weighted by how much
     the Cypher is trusted), the vector list and the BM25 list fused; the confident band
     first; the paper's quota, the vector search's ``keep_vss`` and BM25's ``keep_bm25``
-    kept in."""
+    kept in. A ``text_only`` Cypher's answers weigh as a text condition and lead no band."""
     graph, depth = side.graph, max(POOL, k)
-    trust = weights.graph * max(0.0, min(confidence, 1.0))
+    # Text conditions alone are a guess at the answer's wording: the question's own BM25
+    # is evidence of the same kind (WordNet dev, noisy Cypher: `(y:noun_concept) WHERE
+    # y.text CONTAINS "out of the window"` pushed BM25's right first answer to 20th).
+    trust = (weights.text if text_only else weights.graph) * max(0.0, min(confidence, 1.0))
     confident = confidence >= WEAK_LINKING
     # a weakly linked Cypher only re-ranks the vector and BM25 candidates, and only with
     # the answers of its constants' own best matches
@@ -179,7 +190,7 @@ def _fuse_strands(side: _GraphSide, vss: Ranked, lexical: Ranked, k: int,
                   if confident or (c.level is not None and c.level <= WEAK_LEVEL)]
     fused = fuse([(graph_list, trust), (vss, dense_of(weights)), (lexical, weights.lexical)],
                  method=weights.fusion, rrf_k=weights.rrf_k, only=pool)
-    if graph and confident:
+    if graph and confident and not text_only:
         # the confident band (first-level answers, a handful) leads the final list
         band = [c.node_id for c in graph if c.level == graph[0].level]
         if len(band) <= BAND_MAX:

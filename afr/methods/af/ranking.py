@@ -50,6 +50,7 @@ class RankInput:
     schedule: str = "reference"  # af.schedule (the levels provenance reports)
     step6_order: str = "level"  # af.step6_order (paper ranking)
     topup_excludes: str = "taken"  # af.topup_excludes (paper ranking)
+    text_only: bool = False  # the Cypher's only constraints: text conditions on the target
 
 
 class Ranking(Protocol):
@@ -109,6 +110,7 @@ class HybridRanking:
                                   inp.k, weights=inp.ranking, params=inp.bm25,
                                   confidence=inp.confidence, text=inp.text,
                                   signals=inp.name_signals, keep_graph=inp.quota,
+                                  text_only=inp.text_only,
                                   explain=explainer)
 
     def graph_list(self, store: Store, inp: RankInput, strands: Strands) -> list[Candidate]:

@@ -7,6 +7,7 @@ Step 8 and the run log are the shared finish (``afr.pipeline``).
 
 from __future__ import annotations
 
+from afr.cypher.model import is_text_condition
 from afr.cypher.resolve import ResolvedQuery
 from afr.methods.af.focus import constant_nodes, query_focus
 from afr.methods.af.formalize import Formalized, formalize
@@ -106,7 +107,8 @@ class AfRetriever:
             s.settings.ranking, s.settings.bm25, name_signals=narrowed.signals,
             notes=narrowed.notes, schedule=s.settings.af.schedule,
             step6_order=s.settings.af.step6_order,
-            topup_excludes=s.settings.af.topup_excludes)
+            topup_excludes=s.settings.af.topup_excludes,
+            text_only=_text_only(grounded.resolved))
 
 
 def _candidate_names(store: Store, grounded: GroundedCypher) -> frozenset[str]:
@@ -125,6 +127,15 @@ def _target_text_conditions(grounded: GroundedCypher) -> list:
     if cands is None or cands.texts_applied:
         return []
     return list(cands.texts)
+
+
+def _text_only(resolved: ResolvedQuery) -> bool:
+    """Whether the query's only constraints are text conditions on its target."""
+    target = resolved.symbols.get(resolved.target or "")
+    if resolved.triplets or target is None or target.is_constant or target.name_patterns \
+            or target.target_names:
+        return False
+    return bool(target.conditions) and all(is_text_condition(c) for c in target.conditions)
 
 
 def _names(resolved: ResolvedQuery | None) -> frozenset[str]:
