@@ -180,6 +180,22 @@ def test_the_class_a_question_asks_for(store: Store, tmp_path: Path) -> None:
     assert asked_phrases("Which of these is small?", words) == []
     assert asked_phrases("Which verbs call for help?", words) == []
     assert asked_class(store, "Which snake is a viper?", schema, None, words) is None
+    # capitalised words before a common noun modify it: the noun is the class; a name
+    # followed by a verb is tried after the verb
+    african = asked_class(store, "Which African viper inflates itself?", schema, None, words)
+    assert african is not None and african.name == "viper"
+    assert [p for p, _ in asked_phrases("Which South American national capital is …",
+                                        words)][:3] == \
+        ["national capital", "national", "South American national"]
+    assert [p for p, _ in asked_phrases("Which Viper bites?", words)] == \
+        ["bites"] * 3 + ["Viper bites"] * 3 + ["Viper"]
+    # a later word alone (the question's verb) comes after the modifier
+    term = list(dict.fromkeys(p for p, _ in asked_phrases("Which Australian term denotes …",
+                                                          words)))
+    assert term[:2] == ["term denotes", "term"] and \
+        term.index("Australian") < term.index("denotes")
+    bites = asked_class(store, "Which Viper bites?", schema, None, words)
+    assert bites is not None and bites.name == "viper"
     # the class the answer type allows: words do not point at vipers
     assert asked_class(store, "Which vipers …", schema, "word", words) is None
     assert "viper" not in formalize(store, "Which vipers live in Africa?", schema,

@@ -75,14 +75,43 @@ def asked_phrases(question: str, type_words: dict[str, str]) -> list[tuple[str, 
     # longest first, then the earlier first: the word after "which" is most often the
     # class, the one after it the question's verb ("which vipers live …"); a shorter run
     # may drop a modifier too ("brass wind instruments": wind instruments).
-    spans = sorted(((b, e) for b in range(start, end) for e in range(b + 1, end + 1)),
-                   key=lambda span: (span[0] - span[1], span[0]))
+    spans = _spans(start, end)
+    head = _after_proper_modifiers(words, start)
+    if head > start:
+        # capitalised words before a common noun modify it ("which South American national
+        # capital", "which Athenian philosopher"): the runs that open with that noun come
+        # first (not a later word alone: "which Australian term denotes" is no verb class)
+        head_end = head
+        while head_end < len(lower) and head_end - head < MAX_PHRASE \
+                and lower[head_end] not in STOPWORDS:
+            head_end += 1
+        first = [(head, e) for e in range(head_end, head, -1)]
+        spans = first + [s for s in spans if s not in first]
     out = []
     for b, e in spans:
         mention = " ".join(words[b:e])
         for form in _singulars(lower[e - 1]):
             out.append((mention, " ".join([*lower[b:e - 1], form])))
     return out
+
+
+def _spans(start: int, end: int) -> list[tuple[int, int]]:
+    """Every run of words in [start, end), longest first, then the earlier first."""
+    return sorted(((b, e) for b in range(start, end) for e in range(b + 1, end + 1)),
+                  key=lambda span: (span[0] - span[1], span[0]))
+
+
+def _after_proper_modifiers(words: list[str], start: int) -> int:
+    """Where the common noun starts after the capitalised words that open the phrase
+    (at most ``MAX_PHRASE`` of them); ``start`` when none or when no lowercase word of
+    the phrase follows them (a name: "which Beatle")."""
+    i = start
+    while i < len(words) and i - start < MAX_PHRASE and words[i][:1].isupper():
+        i += 1
+    if i == start or i >= len(words) or not words[i][:1].islower() \
+            or words[i].lower() in STOPWORDS:
+        return start
+    return i
 
 
 def _picked_from(lower: list[str], start: int) -> int:
