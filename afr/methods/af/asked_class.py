@@ -66,26 +66,21 @@ def asked_phrases(question: str, type_words: dict[str, str]) -> list[tuple[str, 
     start = _picked_from(lower, opening + 1)
     if start + 1 < len(lower) and lower[start] in _KIND_OF and lower[start + 1] == "of":
         start += 2
-    end = start
-    while end < len(lower) and end - start < MAX_PHRASE and lower[end] not in STOPWORDS:
-        end += 1
+    end = _phrase_end(lower, start)
     if end == start or lower[start] in type_words or (end < len(lower) and lower[end] == "of"):
         return []
     # Where the phrase ends is not known (no part-of-speech tags): every run of its words,
     # longest first, then the earlier first: the word after "which" is most often the
     # class, the one after it the question's verb ("which vipers live …"); a shorter run
     # may drop a modifier too ("brass wind instruments": wind instruments).
-    spans = _spans(start, end)
+    spans = sorted(((b, e) for b in range(start, end) for e in range(b + 1, end + 1)),
+                   key=lambda span: (span[0] - span[1], span[0]))
     head = _after_proper_modifiers(words, start)
     if head > start:
         # capitalised words before a common noun modify it ("which South American national
         # capital", "which Athenian philosopher"): the runs that open with that noun come
         # first (not a later word alone: "which Australian term denotes" is no verb class)
-        head_end = head
-        while head_end < len(lower) and head_end - head < MAX_PHRASE \
-                and lower[head_end] not in STOPWORDS:
-            head_end += 1
-        first = [(head, e) for e in range(head_end, head, -1)]
+        first = [(head, e) for e in range(_phrase_end(lower, head), head, -1)]
         spans = first + [s for s in spans if s not in first]
     out = []
     for b, e in spans:
@@ -95,10 +90,13 @@ def asked_phrases(question: str, type_words: dict[str, str]) -> list[tuple[str, 
     return out
 
 
-def _spans(start: int, end: int) -> list[tuple[int, int]]:
-    """Every run of words in [start, end), longest first, then the earlier first."""
-    return sorted(((b, e) for b in range(start, end) for e in range(b + 1, end + 1)),
-                  key=lambda span: (span[0] - span[1], span[0]))
+def _phrase_end(lower: list[str], start: int) -> int:
+    """Where the noun phrase from ``start`` ends: at the first stopword, at most
+    ``MAX_PHRASE`` words on."""
+    end = start
+    while end < len(lower) and end - start < MAX_PHRASE and lower[end] not in STOPWORDS:
+        end += 1
+    return end
 
 
 def _after_proper_modifiers(words: list[str], start: int) -> int:
