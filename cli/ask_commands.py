@@ -338,6 +338,8 @@ def _print_grounding_notes(report, graph, text: str) -> None:
     for var, cands in grounded.symbols.items():
         for line in cands.notes:
             note(f"{var}: {line}")
+    if grounded.relaxed is not None:
+        note(grounded.relaxed.note)
     _echo_carets(graph.dropped, text)
     if grounded.query is None:
         raise AfrError("nothing constrains the target: no grounding to do")

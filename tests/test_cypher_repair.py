@@ -196,7 +196,10 @@ def test_run_outcome_rule() -> None:
         == "unanswerable"
     assert run_outcome(fixes=1, repaired=False, grounded=0, top_vss=0.5, weak_vss=0.25) \
         == "failed"
-    assert set(OUTCOMES) == {"valid", "fixed", "repaired", "unanswerable", "failed"}
+    assert run_outcome(fixes=1, repaired=True, grounded=3, top_vss=0.5, weak_vss=0.25,
+                       relaxed=True) == "relaxed"
+    assert set(OUTCOMES) == {"valid", "fixed", "repaired", "relaxed", "unanswerable",
+                             "failed"}
 
 
 def test_eval_counts_and_compares_outcomes(demo_path: Path, tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from afr.cypher import QueryGraph, ResolvedQuery, parse_cypher, resolve
 from afr.cypher.fix import Fix, FixResult, fix_query_graph
+from afr.cypher.model import is_text_condition
 from afr.errors import AfrError
 from afr.ground import GroundingQuery, GroundingResult, GSymbol, GTriplet, ground
 from afr.ground.run import witnesses
@@ -38,6 +39,16 @@ class GroundedCypher:
     query: GroundingQuery | None = None  # None: nothing constrains the target
     result: GroundingResult | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    relaxed: Relaxed | None = None  # nothing satisfied every constraint: what grounded
+
+
+@dataclass(frozen=True)
+class Relaxed:
+    """The part of the query whose grounding ``GroundedCypher.result`` holds, when the whole
+    query grounded no answer even at l_max; and the note that says so."""
+
+    query: ResolvedQuery
+    note: str
 
 
 def grounding_query(resolved: ResolvedQuery, symbols: dict[str, SymbolCandidates]
@@ -83,16 +94,67 @@ def ground_cypher(session: Session, cypher: str, *, target_type: str | None = No
             if var in resolved.symbols:
                 resolved.symbols[var].conditions += conditions
     out = GroundedCypher(fixed.graph, resolved, fixed.fixes, timings=timer.timings)
+    _ground_texts_first(session, out, timer)
+    if not _answers(out):
+        _ground_relaxed(session, out, timer)
+    return out
+
+
+def _answers(out: GroundedCypher) -> int:
+    return len(out.result.answers) if out.result else 0
+
+
+def _ground_texts_first(session: Session, out: GroundedCypher, timer: Timer) -> None:
+    """Steps 4–5 with the text conditions as filters; without them when no answer
+    satisfies them even at l_max (the ranking weighs them: never lose the graph's
+    answers)."""
     _symbols_and_grounding(session, out, timer, texts=True)
     texts_applied = [var for var, s in out.symbols.items() if s.texts_applied]
-    if texts_applied and not (out.result and out.result.answers):
-        # No answer satisfies the text conditions even at l_max: ground without them,
-        # and let the ranking weigh them as evidence (never lose the graph's answers).
+    if texts_applied and not _answers(out):
         _symbols_and_grounding(session, out, timer, texts=False)
         for var in texts_applied:
             out.symbols[var].notes.append(
                 "no grounded answer satisfies its text conditions: grounded without "
                 "them; they are weighed in the ranking")
+
+
+def _ground_relaxed(session: Session, out: GroundedCypher, timer: Timer) -> None:
+    """No answer satisfies the relations and the target's own conditions together even
+    at l_max. One of them is wrong — an LLM adds conditions the question never asked
+    for, and guesses paths that do not exist — so ground each alone, in turn: the
+    relations; then the target's conditions, only where they narrow its type to k
+    answers or fewer (a condition most nodes meet is no evidence)."""
+    k, l_max = session.settings.ask.k, session.settings.af.l_max
+    for query, what in _relaxations(out.resolved):
+        part = GroundedCypher(out.graph, query, out.fixes, timings=out.timings)
+        _ground_texts_first(session, part, timer)
+        found = _answers(part)
+        if found and (query.triplets or found <= k):
+            out.symbols.update(part.symbols)
+            out.query, out.result = part.query, part.result
+            out.relaxed = Relaxed(query, f"no answer meets every constraint (even with the "
+                                         f"{l_max} best candidates for each named node): "
+                                         f"grounded on {what} alone ({found} "
+                                         f"answer{'s' * (found != 1)})")
+            return
+
+
+def _relaxations(resolved: ResolvedQuery) -> list[tuple[ResolvedQuery, str]]:
+    """The query's relations without the target's own non-text conditions, and those
+    conditions without the relations, as (query, what it keeps); none for a query
+    without both."""
+    target = resolved.symbols.get(resolved.target or "")
+    if not resolved.triplets or target is None or target.is_constant:
+        return []
+    own = [c for c in target.conditions if not is_text_condition(c)]
+    out = []
+    if own:
+        texts = [c for c in target.conditions if is_text_condition(c)]
+        symbols = {**resolved.symbols, target.var: replace(target, conditions=texts)}
+        out.append((replace(resolved, symbols=symbols), "the relations"))
+    if target.conditions or target.name_patterns:
+        out.append((replace(resolved, symbols={target.var: target}, triplets=[]),
+                    "the target's own conditions"))
     return out
 
 

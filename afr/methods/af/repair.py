@@ -7,14 +7,16 @@ the LLM sees the question, its query, what went wrong, the closest names the sch
 does have and a few example names (``cypher_repair.j2``), and writes the query again.
 
 The reply is *used* when it is better, defined simply: it must read as a query (a
-MATCH pattern and a target), and its quality — (grounds at least one answer, minus the
-number of dropped parts) — must beat the original's, compared in that order. A reply
+MATCH pattern and a target), and its quality — (grounds answers as written, only in part,
+or none; minus the number of dropped parts) — must beat the original's, compared in that
+order. A reply
 that is worse, empty or late leaves the original in place (a late or failed call, and a
 reply with no query in it, is a ``Fallback``: the question goes on, degraded).
 
 ``run_outcome`` names how the question's graph part went: ``valid`` (the Cypher worked
 as written), ``fixed`` (after deterministic fixes), ``repaired`` (after the repair
-round), ``unanswerable`` (nothing grounded and vector search is weak: its best score is
+round), ``relaxed`` (nothing grounded as written, a part of the query did:
+``afr.methods.af.grounding``), ``unanswerable`` (nothing grounded and vector search is weak: its best score is
 below the setting ``af.weak_vss``), ``failed`` (nothing grounded, though vector search found
 something: the answers are vector search's alone).
 """
@@ -36,7 +38,7 @@ from afr.methods.af.write_cypher import schema_context
 from afr.store.skb import SkbSchema
 from afr.text import gist
 
-OUTCOMES = ("valid", "fixed", "repaired", "unanswerable", "failed")
+OUTCOMES = ("valid", "fixed", "repaired", "relaxed", "unanswerable", "failed")
 REPAIR = "the repair round"  # its Fallback's step
 KEPT = "the query is kept as it was"
 
@@ -68,8 +70,10 @@ def grounded_count(grounded: GroundedCypher) -> int:
 
 
 def quality(grounded: GroundedCypher) -> tuple[int, int]:
-    """(1 when it grounds at least one answer, minus the number of dropped parts)."""
-    return (1 if grounded_count(grounded) else 0, -len(grounded.resolved.dropped))
+    """(2 when it grounds answers as written, 1 when only a part of it does, 0 when
+    nothing does; minus the number of dropped parts)."""
+    grounds = 0 if not grounded_count(grounded) else 1 if grounded.relaxed else 2
+    return grounds, -len(grounded.resolved.dropped)
 
 
 def _readable(grounded: GroundedCypher) -> bool:
@@ -95,7 +99,7 @@ def problems(grounded: GroundedCypher, schema: SkbSchema, *, l_max: int) -> list
     labels, edges = _unknown_names(grounded, schema)
     out += [f"the label {x!r} is not a node label of this graph" for x in labels]
     out += [f"the relationship type {x!r} is not one of this graph" for x in edges]
-    if not grounded_count(grounded):
+    if not grounded_count(grounded) or grounded.relaxed:
         out.append(f"the query matches nothing in the graph (even with the {l_max} best "
                    "candidates for each named node)")
     return out
@@ -180,10 +184,10 @@ def repair_round(llm: Any, question: str, cypher: str, grounded: GroundedCypher,
 
 
 def run_outcome(*, fixes: int, repaired: bool, grounded: int, top_vss: float | None,
-                weak_vss: float) -> str:
+                weak_vss: float, relaxed: bool = False) -> str:
     """The run's outcome (see the module docstring)."""
     if grounded:
-        return "repaired" if repaired else "fixed" if fixes else "valid"
+        return "relaxed" if relaxed else "repaired" if repaired else "fixed" if fixes else "valid"
     if top_vss is None or top_vss < weak_vss:
         return "unanswerable"
     return "failed"

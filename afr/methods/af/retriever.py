@@ -38,11 +38,13 @@ class AfRetriever:
         outcome = run_outcome(
             fixes=len(grounded.fixes), repaired=bool(repair and repair.used),
             grounded=len(inp.grounded), top_vss=strands.vss[0][1] if strands.vss else None,
-            weak_vss=self.session.settings.af.weak_vss)
+            weak_vss=self.session.settings.af.weak_vss, relaxed=grounded.relaxed is not None)
         trace = AfTrace(formalized, grounded, repair, cypher, ranking, inp, outcome)
         failures = formalized.fallbacks + ((repair.failure,) if repair and repair.failure
                                            else ())
         notes = [f.note for f in formalized.fallbacks] + list(formalized.notes)
+        if grounded.relaxed is not None:
+            notes.append(grounded.relaxed.note)
         if repair is not None and repair.failure is not None:
             notes.append(repair.note)
         return Retrieved(strands.final, target_type, strands,
@@ -108,7 +110,8 @@ class AfRetriever:
             notes=narrowed.notes, schedule=s.settings.af.schedule,
             step6_order=s.settings.af.step6_order,
             topup_excludes=s.settings.af.topup_excludes,
-            text_only=_text_only(grounded.resolved))
+            text_only=_text_only(grounded.relaxed.query if grounded.relaxed
+                                 else grounded.resolved))
 
 
 def _candidate_names(store: Store, grounded: GroundedCypher) -> frozenset[str]:

@@ -19,7 +19,7 @@ class AfTrace:
     cypher: str  # the Cypher used: the repaired one when the repair was used
     ranking: str  # paper | hybrid: how steps 6–7 ranked
     rank_input: RankInput  # what steps 6–7 ranked (the variants rank it again)
-    outcome: str  # valid | fixed | repaired | unanswerable | failed
+    outcome: str  # valid | fixed | repaired | relaxed | unanswerable | failed
 
     @property
     def grounded_answers(self) -> list[tuple[int, int]]:
