@@ -211,7 +211,7 @@ def _exit_for_llm(store, result, *, with_reason: bool = False) -> None:
               help="Print the Cypher as afr fixes it (labels, relations, directions, "
                    "properties, RETURN); the fixes are listed on stderr.")
 @settings_options(("af.mode", "af.use_edge_types", "ask.k", "af.l_max",
-                   "vectors.exact_search"), steps=False,
+                   "af.relax", "vectors.exact_search"), steps=False,
                   helps={"ask.k": "Answers wanted: scope expansion stops once grounding "
                                   "has this many."})
 @click.option("--target-type", metavar="TYPE",

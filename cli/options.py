@@ -27,7 +27,8 @@ ASK_SETTINGS = (
     "ask.k", "af.l_max", "af.alpha", "af.mode", "af.use_edge_types", "ask.method",
     "af.ranking", "rerank.method", "rerank.concurrency", "llm.base_url", "llm.model",
     "llm.offline", "af.offline_class", "llm.use_cache", "prompts.dir", "ask.log", "af.fix",
-    "af.repair", "af.weak_vss", "vectors.exact_search", "ask.preset", "af.hide_types",
+    "af.repair", "af.relax", "af.weak_vss", "vectors.exact_search", "ask.preset",
+    "af.hide_types",
 )
 STEP_MODEL, STEP_EFFORT = "--step-model", "--effort"
 

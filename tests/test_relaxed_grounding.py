@@ -57,12 +57,14 @@ def make(store: Store, tmp_path: Path) -> Path:
     return skb
 
 
-def _settings():
-    return settings_of(llm__offline=True, ask__k=K, af__l_max=L_MAX, rerank__method="none")
+def _settings(**more):
+    return settings_of(llm__offline=True, ask__k=K, af__l_max=L_MAX, rerank__method="none",
+                       **more)
 
 
-def _ask(store: Store, cypher: str):
-    return Pipeline(store, _settings()).ask(QUESTION, cypher=cypher, target_type="word")
+def _ask(store: Store, cypher: str, **more):
+    return Pipeline(store, _settings(**more)).ask(QUESTION, cypher=cypher,
+                                                  target_type="word")
 
 
 def test_a_wrong_extra_condition_gives_way_to_the_relations(store: Store,
@@ -73,6 +75,9 @@ def test_a_wrong_extra_condition_gives_way_to_the_relations(store: Store,
     assert {a.node_id for a in result.answers[:3]} == {1, 3, 4}  # what the relation grounds
     assert any("grounded on the relations alone (3 answers)" in n
                for n in result.retrieved.notes)
+    published = _ask(store, EXTRA, af__relax=False)  # as the paper: vector search alone
+    assert published.outcome in ("failed", "unanswerable")
+    assert not any("grounded on" in n for n in published.retrieved.notes)
     # both parts ground (the comparison alone keeps run): the relations come first
     result = _ask(store, EXTRA.replace("> 500", "> 55"))
     assert result.outcome == "relaxed" and {a.node_id for a in result.answers[:3]} == {1, 3, 4}
@@ -110,7 +115,9 @@ def test_cypher_run_says_what_grounded(tmp_path: Path) -> None:
     store = DuckDBStore(db)
     make(store, tmp_path)
     store.close()
-    out = CliRunner().invoke(cli, ["--db", str(db), "cypher", "--run", "-k", str(K),
-                                   "--l-max", str(L_MAX), NO_PATH])
+    args = ["--db", str(db), "cypher", "--run", "-k", str(K), "--l-max", str(L_MAX), NO_PATH]
+    out = CliRunner().invoke(cli, args)
     assert out.exit_code == 0, out.output
     assert "grounded on the target's own conditions alone (2 answers)" in out.output
+    out = CliRunner().invoke(cli, [*args, "--no-relax"])
+    assert out.exit_code == 0 and "grounded on" not in out.output, out.output

@@ -39,6 +39,7 @@ _PAPER: dict[str, Any] = {
     "af.use_edge_types": False,
     "af.fix": False,
     "af.repair": False,
+    "af.relax": False,
     "af.exact_names_first": False,
     "af.name_patterns": False,
     "af.cut_first": False,

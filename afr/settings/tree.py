@@ -121,6 +121,12 @@ class AfSettings:
         None, "One LLM repair round for a Cypher query that cannot be read, names what the "
         "schema lacks or matches nothing [default: on when an LLM is configured, for the "
         "Cypher it wrote].", flag="--repair", flag_value=True, off_flag="--no-repair")
+    relax: bool = knob(
+        True, "When no answer meets every constraint even at l_max, ground the query's "
+        "parts alone: its relations without the target's own conditions, else those "
+        "conditions alone if they keep k answers or fewer (outcome 'relaxed'; "
+        "--no-relax: vector search alone, as published).", flag="--relax",
+        flag_value=True, off_flag="--no-relax")
     weak_vss: float = knob(0.2, "A question whose Cypher matches nothing is 'unanswerable' "
                            "when the best vector-search score is below this.",
                            flag="--weak-vss", minimum=-1, maximum=1)

@@ -95,7 +95,7 @@ def ground_cypher(session: Session, cypher: str, *, target_type: str | None = No
                 resolved.symbols[var].conditions += conditions
     out = GroundedCypher(fixed.graph, resolved, fixed.fixes, timings=timer.timings)
     _ground_texts_first(session, out, timer)
-    if not _answers(out):
+    if not _answers(out) and session.settings.af.relax:
         _ground_relaxed(session, out, timer)
     return out
 
