@@ -1,5 +1,6 @@
 -- afr store, schema version 3 (issue 13): how each run's Cypher went.
--- outcome: valid | fixed | repaired | unanswerable | failed (afr.pipeline.repair);
+-- outcome: valid | fixed | repaired | relaxed | unanswerable | failed (afr.methods.af.repair;
+-- 'relaxed' came later: a new value needs no migration);
 -- fixes: the deterministic fixes applied (kind, where, before, after, note);
 -- repair: the repair round when one ran (original query, problems, reply, used, note).
 ALTER TABLE runs ADD COLUMN outcome TEXT;

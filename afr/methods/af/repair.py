@@ -9,16 +9,16 @@ does have and a few example names (``cypher_repair.j2``), and writes the query a
 The reply is *used* when it is better, defined simply: it must read as a query (a
 MATCH pattern and a target), and its quality — (grounds answers as written, only in part,
 or none; minus the number of dropped parts) — must beat the original's, compared in that
-order. A reply
-that is worse, empty or late leaves the original in place (a late or failed call, and a
-reply with no query in it, is a ``Fallback``: the question goes on, degraded).
+order. A reply that is worse, empty or late leaves the original in place (a late or
+failed call, and a reply with no query in it, is a ``Fallback``: the question goes on,
+degraded).
 
 ``run_outcome`` names how the question's graph part went: ``valid`` (the Cypher worked
 as written), ``fixed`` (after deterministic fixes), ``repaired`` (after the repair
 round), ``relaxed`` (nothing grounded as written, a part of the query did:
-``afr.methods.af.grounding``), ``unanswerable`` (nothing grounded and vector search is weak: its best score is
-below the setting ``af.weak_vss``), ``failed`` (nothing grounded, though vector search found
-something: the answers are vector search's alone).
+``afr.methods.af.grounding``), ``unanswerable`` (nothing grounded and vector search is
+weak: its best score is below the setting ``af.weak_vss``), ``failed`` (nothing
+grounded, though vector search found something: the answers are vector search's alone).
 """
 
 from __future__ import annotations
