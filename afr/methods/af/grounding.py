@@ -95,13 +95,14 @@ def ground_cypher(session: Session, cypher: str, *, target_type: str | None = No
                 resolved.symbols[var].conditions += conditions
     out = GroundedCypher(fixed.graph, resolved, fixed.fixes, timings=timer.timings)
     _ground_texts_first(session, out, timer)
-    if not _answers(out) and session.settings.af.relax:
+    if not grounded_count(out) and session.settings.af.relax:
         _ground_relaxed(session, out, timer)
     return out
 
 
-def _answers(out: GroundedCypher) -> int:
-    return len(out.result.answers) if out.result else 0
+def grounded_count(grounded: GroundedCypher) -> int:
+    """How many answers the grounding found (0 when there was none to do)."""
+    return len(grounded.result.answers) if grounded.result is not None else 0
 
 
 def _ground_texts_first(session: Session, out: GroundedCypher, timer: Timer) -> None:
@@ -110,7 +111,7 @@ def _ground_texts_first(session: Session, out: GroundedCypher, timer: Timer) -> 
     answers)."""
     _symbols_and_grounding(session, out, timer, texts=True)
     texts_applied = [var for var, s in out.symbols.items() if s.texts_applied]
-    if texts_applied and not _answers(out):
+    if texts_applied and not grounded_count(out):
         _symbols_and_grounding(session, out, timer, texts=False)
         for var in texts_applied:
             out.symbols[var].notes.append(
@@ -128,7 +129,7 @@ def _ground_relaxed(session: Session, out: GroundedCypher, timer: Timer) -> None
     for query, what in _relaxations(out.resolved):
         part = GroundedCypher(out.graph, query, out.fixes, timings=out.timings)
         _ground_texts_first(session, part, timer)
-        found = _answers(part)
+        found = grounded_count(part)
         if found and (query.triplets or found <= k):
             out.symbols.update(part.symbols)
             out.query, out.result = part.query, part.result
@@ -192,7 +193,7 @@ def _symbols_and_grounding(session: Session, out: GroundedCypher, timer: Timer, 
     step5()
     if not deferred:
         return
-    if out.result is not None and len(out.result.answers) >= k:
+    if grounded_count(out) >= k:
         # The exact names alone are every constant's level 1: k answers there are
         # where the full grounding stops too, so the similarity searches cannot change
         # the answers, and are never run.

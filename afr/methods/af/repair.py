@@ -33,7 +33,7 @@ from afr.cypher.extract import cut_prose_after, extract_query, has_query
 from afr.errors import LLMError
 from afr.llm.fallback import Fallback
 from afr.llm.prompts import render_messages
-from afr.methods.af.grounding import GroundedCypher
+from afr.methods.af.grounding import GroundedCypher, grounded_count
 from afr.methods.af.write_cypher import schema_context
 from afr.store.skb import SkbSchema
 from afr.text import gist
@@ -63,10 +63,6 @@ class RepairRound:
         return {"original": self.original, "problems": self.problems, "cypher": self.cypher,
                 "used": self.used, "note": self.note, "before": list(self.before),
                 "after": list(self.after) if self.after is not None else None}
-
-
-def grounded_count(grounded: GroundedCypher) -> int:
-    return len(grounded.result.answers) if grounded.result is not None else 0
 
 
 def quality(grounded: GroundedCypher) -> tuple[int, int]:
