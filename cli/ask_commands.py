@@ -306,6 +306,9 @@ def _print_grounding_json(store, report, *, run: bool, top: int) -> None:
             for i, (n, lvl) in enumerate(res.answers[:top], 1)]
         data.update({"total": len(res.answers), "final_level": res.final_level,
                      "levels": list(res.levels), "seconds": res.seconds})
+        # null, or why these answers meet a part of the query only (af.relax)
+        relaxed = report.grounded.relaxed
+        data["relaxed"] = relaxed.note if relaxed is not None else None
     click.echo(json_text(data))
 
 

@@ -6,6 +6,7 @@ and the repair round still sees a query that matches nothing. DuckDB and Postgre
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from afr.cli.main import cli
@@ -121,3 +122,10 @@ def test_cypher_run_says_what_grounded(tmp_path: Path) -> None:
     assert "grounded on the target's own conditions alone (2 answers)" in out.output
     out = CliRunner().invoke(cli, [*args, "--no-relax"])
     assert out.exit_code == 0 and "grounded on" not in out.output, out.output
+    for flag, said in (("--relax", "grounded on the target's own conditions alone"),
+                       ("--no-relax", None)):
+        out = CliRunner().invoke(cli, [*args, "--json", flag])
+        assert out.exit_code == 0, out.output
+        data = json.loads(out.stdout)
+        assert (data["relaxed"] is None) if said is None else said in data["relaxed"]
+        assert data["total"] == (2 if said else 0)
