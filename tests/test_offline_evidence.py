@@ -374,6 +374,40 @@ def test_a_path_the_question_writes_out_beats_an_unnamed_direct_edge(
     assert "(y:`product`)-[:`product_is_sold_by_brand`]->(c1:`brand`" in direct.cypher
 
 
+def test_names_joined_by_and_each_constrain_the_answer(store: Store,
+                                                      tmp_path: Path) -> None:
+    """Two linked names next to each other in the graph: the later one qualifies the
+    earlier ("libgcrypt20 in the Crypto Libraries section"), unless the question joins them by "and" —
+    "depends on both libssl3 and zlib1g" asks for packages that depend on each."""
+    schema = _schema("packages", ["package"], {
+        "depends": "package_depends_on_package",
+        "in_section": "package_is_in_section_section"}, ["section"])
+    names = ["libssl3", "zlib1g", "curl", "gzip", "libgcrypt20"]
+    nodes = [{"id": i, "type": "package", "name": n, "text": n} for i, n in enumerate(names, 1)]
+    nodes.append({"id": 10, "type": "section", "name": "Crypto Libraries", "text": "a section"})
+    edges = [(1, "depends", 2), (3, "depends", 1), (3, "depends", 2), (4, "depends", 2),
+             (5, "in_section", 10), (5, "depends", 1)]
+    load_skb_dir(store, write_skb(tmp_path / "skb", schema, nodes, edges), progress=False)
+    embed_store(store, HashingEmbedder(32), progress=False)
+    schema_, catalog = store.skb_schema(), AttributeCatalog.from_store(store)
+    for joined in ("both libssl3 and zlib1g", "libssl3 as well as zlib1g",
+                   "both the libssl3 package and the zlib1g package"):
+        both = formalize(store, f"Which package depends on {joined}?", schema_, catalog)
+        patterns = [line.strip(" ,") for line in both.cypher.splitlines()[:2]]
+        assert [p.split("(c")[0] for p in patterns] == [
+            "MATCH (y:`package`)-[:`package_depends_on_package`]-",
+            "(y:`package`)-[:`package_depends_on_package`]-"], both.cypher
+        assert [p.split("name: ")[1] for p in patterns] == ['"libssl3"})', '"zlib1g"})']
+        assert not any("qualifies" in n for n in both.notes), both.notes
+        session = open_session(store, settings_of(llm__offline=True))
+        grounded = ground_cypher(session, both.cypher, target_type="package")
+        assert [n for n, lvl in grounded.result.answers if lvl == 1] == [3]
+    qualified = formalize(store, "Which package depends on libgcrypt20 in the Crypto "
+                          "Libraries section?", schema_, catalog)
+    assert any("'Crypto Libraries' qualifies 'libgcrypt20'" in n for n in qualified.notes), \
+        qualified.notes
+
+
 def test_the_offline_cypher_is_trusted_as_far_as_its_relation(store: Store,
                                                               tmp_path: Path) -> None:
     make(store, tmp_path)

@@ -229,7 +229,7 @@ def formalize(store: Store, question: str, schema: SkbSchema, catalog: Attribute
                                                for c in conditions)]
     support += [c.trust for c in conditions]
     target = f"(y:{_label(schema.node_types[target_type].label)})" if target_type else "(y)"
-    qualifies = _qualifiers(store, entities)
+    qualifies = _qualifiers(store, entities, question, set(words))
     for i, ent in enumerate(entities, 1):
         const = _constant(schema, ent, i)
         if i in qualifies:
@@ -308,9 +308,11 @@ def _support(ent: LinkedEntity, relation: float, notes: list[str]) -> float:
     return ent.confidence * relation
 
 
-def _qualifiers(store: Store, entities: list[LinkedEntity]) -> dict[int, tuple[int, str, bool]]:
-    """An entity adjacent to another linked entity qualifies that entity, not the answer:
-    entity number → (the one it qualifies, the edge type, stored in mention order)."""
+def _qualifiers(store: Store, entities: list[LinkedEntity], question: str,
+                type_names: set[str]) -> dict[int, tuple[int, str, bool]]:
+    """An entity adjacent to another linked entity qualifies that entity, not the answer
+    — unless the question joins the two by "and": entity number → (the one it qualifies,
+    the edge type, stored in mention order)."""
     qualifies: dict[int, tuple[int, str, bool]] = {}
     if len(entities) < 2:
         return qualifies
@@ -321,9 +323,26 @@ def _qualifiers(store: Store, entities: list[LinkedEntity]) -> dict[int, tuple[i
             continue
         # The later mention qualifies the earlier one ("X in the Y module").
         first, second = min(a, b), max(a, b)
-        if second not in qualifies:
+        if second not in qualifies and not _coordinated(
+                question, entities[first - 1], entities[second - 1], type_names):
             qualifies[second] = (first, etype, a == first)
     return qualifies
+
+
+# Words that may stand between two coordinated mentions beside "and" ("both the os module
+# and the posixpath module", "X and also Y").
+_COORDINATION_FILLER = frozenset({"the", "a", "an", "also", "both"})
+
+
+def _coordinated(question: str, first: LinkedEntity, second: LinkedEntity,
+                 type_names: set[str]) -> bool:
+    """Whether the question joins the two mentions by "and" (or "as well as"): each then
+    constrains the answer on its own ("functions of both os and posixpath"), however the
+    two nodes are linked to each other in the graph."""
+    gap = question[first.span[1]:second.span[0]].lower()
+    words = [w for w, _, _ in tokens(gap)
+             if w not in _COORDINATION_FILLER and w not in type_names]
+    return words == ["and"] or words == ["as", "well", "as"]
 
 
 def _join_to_target(schema: SkbSchema, target_type: str | None, target: str,
