@@ -377,16 +377,20 @@ def test_a_path_the_question_writes_out_beats_an_unnamed_direct_edge(
 def test_names_joined_by_and_each_constrain_the_answer(store: Store,
                                                       tmp_path: Path) -> None:
     """Two linked names next to each other in the graph: the later one qualifies the
-    earlier ("libgcrypt20 in the Crypto Libraries section"), unless the question joins them by "and" —
-    "depends on both libssl3 and zlib1g" asks for packages that depend on each."""
+    earlier ("libgcrypt20 in the Crypto Libraries section"), unless the question joins
+    them by "and" — "depends on both libssl3 and zlib1g" asks for packages that depend on
+    each — or writes a relation between them ("depends on libssl3 and recommends
+    zlib1g", each name then joined by the relation written just before it)."""
     schema = _schema("packages", ["package"], {
         "depends": "package_depends_on_package",
+        "recommends": "package_recommends_package",
         "in_section": "package_is_in_section_section"}, ["section"])
-    names = ["libssl3", "zlib1g", "curl", "gzip", "libgcrypt20"]
+    names = ["libssl3", "zlib1g", "curl", "gzip", "libgcrypt20", "wget"]
     nodes = [{"id": i, "type": "package", "name": n, "text": n} for i, n in enumerate(names, 1)]
     nodes.append({"id": 10, "type": "section", "name": "Crypto Libraries", "text": "a section"})
     edges = [(1, "depends", 2), (3, "depends", 1), (3, "depends", 2), (4, "depends", 2),
-             (5, "in_section", 10), (5, "depends", 1)]
+             (5, "in_section", 10), (5, "depends", 1), (6, "depends", 1),
+             (6, "recommends", 2)]
     load_skb_dir(store, write_skb(tmp_path / "skb", schema, nodes, edges), progress=False)
     embed_store(store, HashingEmbedder(32), progress=False)
     schema_, catalog = store.skb_schema(), AttributeCatalog.from_store(store)
@@ -402,6 +406,13 @@ def test_names_joined_by_and_each_constrain_the_answer(store: Store,
         session = open_session(store, settings_of(llm__offline=True))
         grounded = ground_cypher(session, both.cypher, target_type="package")
         assert [n for n, lvl in grounded.result.answers if lvl == 1] == [3]
+    # each name by the relation written just before it
+    two = formalize(store, "Which package depends on libssl3 and recommends zlib1g?",
+                    schema_, catalog)
+    assert "`package_depends_on_package`]-(c1" in two.cypher, two.cypher
+    assert "`package_recommends_package`]-(c2" in two.cypher, two.cypher
+    grounded = ground_cypher(session, two.cypher, target_type="package")
+    assert [n for n, lvl in grounded.result.answers if lvl == 1] == [6]
     qualified = formalize(store, "Which package depends on libgcrypt20 in the Crypto "
                           "Libraries section?", schema_, catalog)
     assert any("'Crypto Libraries' qualifies 'libgcrypt20'" in n for n in qualified.notes), \

@@ -241,7 +241,8 @@ def formalize(store: Store, question: str, schema: SkbSchema, catalog: Attribute
             support.append(ent.confidence)
         else:
             joined, relation = _join_to_target(schema, target_type, target, ent, const, i,
-                                               qwords, notes, question, words)
+                                               (_words_before(question, ent, entities),
+                                                qwords), notes, question, words)
             if asked is not None and relation < RELATION_TRUST["named"]:
                 # beside the class, a relation guessed would only remove its members
                 notes.append(f"{ent.name!r}: its relation to the answers is guessed; left "
@@ -323,10 +324,22 @@ def _qualifiers(store: Store, entities: list[LinkedEntity], question: str,
             continue
         # The later mention qualifies the earlier one ("X in the Y module").
         first, second = min(a, b), max(a, b)
-        if second not in qualifies and not _coordinated(
+        if second not in qualifies and _qualifying(
                 question, entities[first - 1], entities[second - 1], type_names):
             qualifies[second] = (first, etype, a == first)
     return qualifies
+
+
+def _qualifying(question: str, first: LinkedEntity, second: LinkedEntity,
+                type_names: set[str]) -> bool:
+    """Whether the question writes ``second`` as a qualifier of ``first``: only function
+    words and type words between them ("X in the Y module"), not "and"; a content word
+    between them is the answer's own relation to ``second`` ("classes in the argparse
+    module that inherit from ArgumentError")."""
+    gap = question[first.span[1]:second.span[0]].lower()
+    words = [w for w, _, _ in tokens(gap) if w not in type_names]
+    return (not _coordinated(words)
+            and all(w in STOPWORDS and w != "and" for w in words))
 
 
 # Words that may stand between two coordinated mentions beside "and" ("both the os module
@@ -334,24 +347,38 @@ def _qualifiers(store: Store, entities: list[LinkedEntity], question: str,
 _COORDINATION_FILLER = frozenset({"the", "a", "an", "also", "both"})
 
 
-def _coordinated(question: str, first: LinkedEntity, second: LinkedEntity,
-                 type_names: set[str]) -> bool:
-    """Whether the question joins the two mentions by "and" (or "as well as"): each then
-    constrains the answer on its own ("functions of both os and posixpath"), however the
-    two nodes are linked to each other in the graph."""
-    gap = question[first.span[1]:second.span[0]].lower()
-    words = [w for w, _, _ in tokens(gap)
-             if w not in _COORDINATION_FILLER and w not in type_names]
+def _coordinated(gap: list[str]) -> bool:
+    """Whether the words between two mentions join them by "and" (or "as well as"): each
+    then constrains the answer on its own ("functions of both os and posixpath"), however
+    the two nodes are linked to each other in the graph."""
+    words = [w for w in gap if w not in _COORDINATION_FILLER]
     return words == ["and"] or words == ["as", "well", "as"]
 
 
+def _words_before(question: str, ent: LinkedEntity, entities: list[LinkedEntity]
+                  ) -> set[str]:
+    """The content words between the mention before ``ent`` (or the question's start) and
+    ``ent``: where the question says how the answer relates to it ("bought together with
+    X and viewed together with Y")."""
+    start = max((e.span[1] for e in entities if e.span[1] <= ent.span[0]), default=0)
+    return {w.lower() for w, _, _ in tokens(question[start:ent.span[0]])
+            if w.lower() not in STOPWORDS}
+
+
 def _join_to_target(schema: SkbSchema, target_type: str | None, target: str,
-                    ent: LinkedEntity, const: str, i: int, qwords: set[str],
-                    notes: list[str], question: str,
+                    ent: LinkedEntity, const: str, i: int,
+                    said: tuple[set[str], set[str]], notes: list[str], question: str,
                     words: dict[str, str]) -> tuple[list[str], float]:
     """The patterns that join entity ``i`` to the target — one hop, else two (the edge
-    types whose labels the question's words name best), else any relation — and how far
-    that guess of the relation is trusted (``RELATION_TRUST``)."""
+    types whose labels name most of the words just before the entity, then of the whole
+    question: ``said``), else any relation — and how far that guess of the relation is
+    trusted (``RELATION_TRUST``)."""
+    near, qwords = said
+
+    def overlap(*edges: str) -> tuple[int, int]:
+        return (sum(_label_overlap(schema, e, near) for e in edges),
+                sum(_label_overlap(schema, e, qwords) for e in edges))
+
     if target_type is None:
         return [f"{target}--{const}"], RELATION_TRUST["any"]
     through = _written_path(schema, target_type, ent, i, question, words, target, const)
@@ -361,7 +388,7 @@ def _join_to_target(schema: SkbSchema, target_type: str | None, target: str,
         return through[0], RELATION_TRUST["named"]
     direct = _edge_choices(schema, target_type, ent.node_type)
     if direct:
-        edge, forward = max(direct, key=lambda c: _label_overlap(schema, c[0], qwords))
+        edge, forward = max(direct, key=lambda c: overlap(c[0]))
         named = _label_overlap(schema, edge, qwords) > 0 or len(direct) == 1
         return ([_pattern(schema, edge, forward, target, const)],
                 RELATION_TRUST["named" if named else "guessed"])
@@ -372,8 +399,7 @@ def _join_to_target(schema: SkbSchema, target_type: str | None, target: str,
         for e2, f2 in _edge_choices(schema, mid, ent.node_type)
     ]
     if two_hop:
-        mid, e1, f1, e2, f2 = max(two_hop, key=lambda c: _label_overlap(schema, c[1], qwords)
-                                  + _label_overlap(schema, c[3], qwords))
+        mid, e1, f1, e2, f2 = max(two_hop, key=lambda c: overlap(c[1], c[3]))
         m = f"(m{i}:{_label(schema.node_types[mid].label)})"
         return ([_pattern(schema, e1, f1, target, m), _pattern(schema, e2, f2, m, const)],
                 RELATION_TRUST["two_hops"])
