@@ -110,7 +110,9 @@ def search(
 # m=16 ef_construction=64, pgvector 0.6): recall@20 against exact search with type
 # filters 0.970 (names) / 0.993 (questions) at the former 2x, ef_search 40; 0.980 / 0.999
 # at 4x, ef_search ≥ 400. Unfiltered searches reach only 0.82 there (0.58 before): use
-# exact mode (afr.vectors.exact, `--exact`) when that matters.
+# exact mode (afr.vectors.exact, `--exact`) when that matters. On real text (WordNet's
+# short glosses, hash vectors) the same setting reaches only 0.74 / 0.75, with the
+# per-type indexes (bench/real/SPEED.md).
 ANN_MAX_FETCH = 400
 ANN_OVERFETCH = 4.0
 ANN_EF_MIN = 400  # hnsw.ef_search at least this, and at least ANN_EF_FACTOR x the fetch
