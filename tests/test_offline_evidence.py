@@ -413,6 +413,13 @@ def test_names_joined_by_and_each_constrain_the_answer(store: Store,
     assert "`package_recommends_package`]-(c2" in two.cypher, two.cypher
     grounded = ground_cypher(session, two.cypher, target_type="package")
     assert [n for n, lvl in grounded.result.answers if lvl == 1] == [6]
+    # no word names one relation over the other: either may join them
+    either = formalize(store, "Which package goes with zlib1g?", schema_, catalog)
+    assert ("(y:`package`)-[:`package_depends_on_package`|`package_recommends_package`]-"
+            "(c1:`package` {name: \"zlib1g\"})") in either.cypher, either.cypher
+    assert any("names none of" in n for n in either.notes), either.notes
+    grounded = ground_cypher(session, either.cypher, target_type="package")
+    assert sorted(n for n, lvl in grounded.result.answers if lvl == 1) == [1, 3, 4, 6]
     qualified = formalize(store, "Which package depends on libgcrypt20 in the Crypto "
                           "Libraries section?", schema_, catalog)
     assert any("'Crypto Libraries' qualifies 'libgcrypt20'" in n for n in qualified.notes), \

@@ -145,6 +145,18 @@ def _pattern(schema: SkbSchema, edge_type: str, forward: bool, left: str, right:
     return f"{left}-[:{label}]->{right}" if forward else f"{left}<-[:{label}]-{right}"
 
 
+def _alternatives(schema: SkbSchema, edges: list[tuple[str, bool]], left: str,
+                  right: str) -> str:
+    """(left)-[:a|b]-(right): any of the edge types, with the arrow only where every one
+    of them has the same one (``_pattern``)."""
+    # each edge type's shape without its label: "-[:]->", "<-[:]-" or "-[:]-"
+    shapes = {_pattern(schema, e, f, "", "").replace(_label(schema.edge_types[e].label), "")
+              for e, f in edges}
+    shape = shapes.pop() if len(shapes) == 1 else "-[:]-"
+    labels = "|".join(_label(schema.edge_types[e].label) for e, _ in edges)
+    return f"{left}{shape.replace('[:]', f'[:{labels}]')}{right}"
+
+
 @dataclass(frozen=True)
 class _Comparison:
     """A condition read from a phrase such as "more than 40 senses"."""
@@ -371,8 +383,9 @@ def _join_to_target(schema: SkbSchema, target_type: str | None, target: str,
                     words: dict[str, str]) -> tuple[list[str], float]:
     """The patterns that join entity ``i`` to the target — one hop, else two (the edge
     types whose labels name most of the words just before the entity, then of the whole
-    question: ``said``), else any relation — and how far that guess of the relation is
-    trusted (``RELATION_TRUST``)."""
+    question: ``said``; direct edge types the words cannot tell apart all join it), else
+    any relation — and how far that guess of the relation is trusted
+    (``RELATION_TRUST``)."""
     near, qwords = said
 
     def overlap(*edges: str) -> tuple[int, int]:
@@ -388,8 +401,15 @@ def _join_to_target(schema: SkbSchema, target_type: str | None, target: str,
         return through[0], RELATION_TRUST["named"]
     direct = _edge_choices(schema, target_type, ent.node_type)
     if direct:
-        edge, forward = max(direct, key=lambda c: overlap(c[0]))
-        named = _label_overlap(schema, edge, qwords) > 0 or len(direct) == 1
+        best = max(overlap(e) for e, _ in direct)
+        tied = [(e, f) for e, f in direct if overlap(e) == best]
+        named = best[1] > 0 or len(direct) == 1
+        if len(tied) > 1:
+            notes.append(f"{ent.name!r}: the question names none of "
+                         f"{', '.join(e for e, _ in tied)} over the others: any of them")
+            return ([_alternatives(schema, tied, target, const)],
+                    RELATION_TRUST["named" if named else "guessed"])
+        edge, forward = tied[0]
         return ([_pattern(schema, edge, forward, target, const)],
                 RELATION_TRUST["named" if named else "guessed"])
     two_hop = [
