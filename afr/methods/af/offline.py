@@ -345,26 +345,14 @@ def _qualifiers(store: Store, entities: list[LinkedEntity], question: str,
 def _qualifying(question: str, first: LinkedEntity, second: LinkedEntity,
                 type_names: set[str]) -> bool:
     """Whether the question writes ``second`` as a qualifier of ``first``: only function
-    words and type words between them ("X in the Y module"), not "and"; a content word
-    between them is the answer's own relation to ``second`` ("classes in the argparse
-    module that inherit from ArgumentError")."""
+    words and type words between them ("X in the Y module"). Not "and" ("functions of
+    both os and posixpath": each constrains the answer, however the two nodes are linked
+    to each other), nor a content word, which is the answer's own relation to ``second``
+    ("classes in the argparse module that inherit from ArgumentError", "X as well as
+    Y")."""
     gap = question[first.span[1]:second.span[0]].lower()
-    words = [w for w, _, _ in tokens(gap) if w not in type_names]
-    return (not _coordinated(words)
-            and all(w in STOPWORDS and w != "and" for w in words))
-
-
-# Words that may stand between two coordinated mentions beside "and" ("both the os module
-# and the posixpath module", "X and also Y").
-_COORDINATION_FILLER = frozenset({"the", "a", "an", "also", "both"})
-
-
-def _coordinated(gap: list[str]) -> bool:
-    """Whether the words between two mentions join them by "and" (or "as well as"): each
-    then constrains the answer on its own ("functions of both os and posixpath"), however
-    the two nodes are linked to each other in the graph."""
-    words = [w for w in gap if w not in _COORDINATION_FILLER]
-    return words == ["and"] or words == ["as", "well", "as"]
+    return all(w in STOPWORDS and w != "and"
+               for w, _, _ in tokens(gap) if w not in type_names)
 
 
 def _words_before(question: str, ent: LinkedEntity, entities: list[LinkedEntity]
