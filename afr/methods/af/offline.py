@@ -323,9 +323,9 @@ def _support(ent: LinkedEntity, relation: float, notes: list[str]) -> float:
 
 def _qualifiers(store: Store, entities: list[LinkedEntity], question: str,
                 type_names: set[str]) -> dict[int, tuple[int, str, bool]]:
-    """An entity adjacent to another linked entity qualifies that entity, not the answer
-    — unless the question joins the two by "and": entity number → (the one it qualifies,
-    the edge type, stored in mention order)."""
+    """An entity adjacent to another linked entity qualifies that entity, not the answer,
+    where the question writes it so (``_qualifying``): entity number → (the one it
+    qualifies, the edge type, stored in mention order)."""
     qualifies: dict[int, tuple[int, str, bool]] = {}
     if len(entities) < 2:
         return qualifies
