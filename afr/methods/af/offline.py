@@ -138,23 +138,30 @@ def _pattern(schema: SkbSchema, edge_type: str, forward: bool, left: str, right:
     A relation between nodes of one type (inherits from, imports) has no arrow: the types
     cannot tell which end the question asks for ("the base class of X" vs "subclasses
     of X"), and a wrong arrow would find nothing."""
-    e = schema.edge_types[edge_type]
-    label = _label(e.label)
-    if not schema.edge_directed(edge_type) or e.source_type == e.target_type:
-        return f"{left}-[:{label}]-{right}"
-    return f"{left}-[:{label}]->{right}" if forward else f"{left}<-[:{label}]-{right}"
+    return _alternatives(schema, [(edge_type, forward)], left, right)
 
 
 def _alternatives(schema: SkbSchema, edges: list[tuple[str, bool]], left: str,
                   right: str) -> str:
-    """(left)-[:a|b]-(right): any of the edge types, with the arrow only where every one
-    of them has the same one (``_pattern``)."""
-    # each edge type's shape without its label: "-[:]->", "<-[:]-" or "-[:]-"
-    shapes = {_pattern(schema, e, f, "", "").replace(_label(schema.edge_types[e].label), "")
-              for e, f in edges}
-    shape = shapes.pop() if len(shapes) == 1 else "-[:]-"
+    """(left)-[:a|b]-(right): any of the edge types, with an arrow only where every one of
+    them has the same one (``_pattern``)."""
+    arrows = {_arrow(schema, e, f) for e, f in edges}
+    arrow = arrows.pop() if len(arrows) == 1 else None
     labels = "|".join(_label(schema.edge_types[e].label) for e, _ in edges)
-    return f"{left}{shape.replace('[:]', f'[:{labels}]')}{right}"
+    if arrow == "->":
+        return f"{left}-[:{labels}]->{right}"
+    if arrow == "<-":
+        return f"{left}<-[:{labels}]-{right}"
+    return f"{left}-[:{labels}]-{right}"
+
+
+def _arrow(schema: SkbSchema, edge_type: str, forward: bool) -> str | None:
+    """The arrow ("->" or "<-") of a directed edge type between two types; None for no
+    arrow (``_pattern``)."""
+    e = schema.edge_types[edge_type]
+    if not schema.edge_directed(edge_type) or e.source_type == e.target_type:
+        return None
+    return "->" if forward else "<-"
 
 
 @dataclass(frozen=True)
@@ -389,8 +396,9 @@ def _join_to_target(schema: SkbSchema, target_type: str | None, target: str,
         return through[0], RELATION_TRUST["named"]
     direct = _edge_choices(schema, target_type, ent.node_type)
     if direct:
-        best = max(overlap(e) for e, _ in direct)
-        tied = [(e, f) for e, f in direct if overlap(e) == best]
+        scores = {e: overlap(e) for e, _ in direct}
+        best = max(scores.values())
+        tied = [(e, f) for e, f in direct if scores[e] == best]
         named = best[1] > 0 or len(direct) == 1
         if len(tied) > 1:
             notes.append(f"{ent.name!r}: the question names none of "
