@@ -374,6 +374,44 @@ def test_a_path_the_question_writes_out_beats_an_unnamed_direct_edge(
     assert "(y:`product`)-[:`product_is_sold_by_brand`]->(c1:`brand`" in direct.cypher
 
 
+def test_a_written_path_may_pass_a_node_of_the_entitys_type_or_a_wordless_label(
+        store: Store, tmp_path: Path) -> None:
+    """"viewed together with a product bought together with X": the middle node is of X's
+    own type, the words after it name the second hop; "in the category a category that
+    contains X": the label product_in_category names no word of its own, the middle
+    type's word after the target's names it. Without a relation written after it, X's own
+    type word ("a product X", "the brand X") stays X's."""
+    schema = _schema("shop", ["product"], {
+        "bought": "product_also_bought_with_product",
+        "viewed": "product_also_viewed_with_product",
+        "in_category": "product_in_category_category"}, ["category"])
+    names = ["Kettle K1", "Mug M2", "Lamp L3", "Tray T4"]
+    nodes = [{"id": i, "type": "product", "name": n, "text": n} for i, n in enumerate(names, 1)]
+    nodes.append({"id": 10, "type": "category", "name": "Kitchen", "text": "a category"})
+    edges = [(2, "bought", 1), (3, "viewed", 2), (1, "in_category", 10),
+             (4, "in_category", 10)]
+    load_skb_dir(store, write_skb(tmp_path / "skb", schema, nodes, edges), progress=False)
+    embed_store(store, HashingEmbedder(32), progress=False)
+    schema_, catalog = store.skb_schema(), AttributeCatalog.from_store(store)
+    session = open_session(store, settings_of(llm__offline=True))
+    for question, first, second, answers in [
+            ("Which product viewed together with a product bought together with Kettle K1?",
+             "product_also_viewed_with_product", "product_also_bought_with_product", [3]),
+            ("Find a product in the category a category that contains Kettle K1.",
+             "product_in_category_category", "product_in_category_category", [1, 4])]:
+        path = formalize(store, question, schema_, catalog)
+        lines = path.cypher.splitlines()
+        assert f"[:`{first}`]" in lines[0] and "(m1:" in lines[0], path.cypher
+        assert f"[:`{second}`]" in lines[1] and "(c1:" in lines[1], path.cypher
+        grounded = ground_cypher(session, path.cypher, target_type="product")
+        assert sorted(n for n, lvl in grounded.result.answers if lvl == 1) == answers
+    for question in ("Which product viewed together with Kettle K1?",
+                     "I am looking for a product viewed together with Kettle K1."):
+        direct = formalize(store, question, schema_, catalog)
+        assert "m1" not in direct.cypher and "viewed_with_product`]-(c1" in direct.cypher, \
+            direct.cypher
+
+
 def test_names_joined_by_and_each_constrain_the_answer(store: Store,
                                                       tmp_path: Path) -> None:
     """Two linked names next to each other in the graph: the later one qualifies the
@@ -608,3 +646,40 @@ def test_text_conditions_alone_are_text_evidence_not_graph_evidence(
     compared = 'MATCH (y:noun_concept) WHERE y.name = "snake" RETURN y'
     result = pipeline.ask(question, cypher=compared, target_type="noun_concept")
     assert not any("constrains by text alone" in n for n in result.retrieved.notes)
+
+
+def test_the_graph_strand_is_ranked_by_what_the_constants_leave_of_the_question(
+        store: Store, tmp_path: Path) -> None:
+    """Every grounded answer already meets the constants, so their names in the question
+    cannot tell the answers apart: the graph strand is ranked by the rest of the question
+    ("… has compact buttons"), not by likeness to the named product."""
+    from afr.methods.af.hybrid_ranking import hybrid_strands, residual_question
+    from afr.vectors.search import query_vector
+
+    assert residual_question("Is X viewed with titanium knife set A?",
+                             ["Titanium Knife Set A", "x"]) == "Is   viewed with  ?"
+    assert residual_question("Titanium Knife Set A?", ["titanium knife set a"]) == \
+        "Titanium Knife Set A?"  # nothing left to rank by: the question as asked
+    schema = _schema("shop", ["product"], {"viewed": "product_also_viewed_with_product"}, [])
+    texts = {1: ("Titanium Knife Set A", "a titanium knife set"),
+             2: ("Titanium Knife Set B", "a titanium knife set, sharp"),
+             3: ("Desk Lamp C", "a lamp with compact buttons")}
+    texts |= {i: (f"Mug {i}", "a mug") for i in range(4, 14)}
+    nodes = [{"id": i, "type": "product", "name": n, "text": t} for i, (n, t) in texts.items()]
+    edges = [(1, "viewed", n) for n in range(2, 8)]
+    load_skb_dir(store, write_skb(tmp_path / "skb", schema, nodes, edges), progress=False)
+    embedder = HashingEmbedder(64)
+    embed_store(store, embedder, progress=False)
+    build_lexical_index(store, progress=False)
+    question = "Which product viewed together with Titanium Knife Set A has compact buttons?"
+    rest = residual_question(question, ["Titanium Knife Set A"])
+    grounded = [(n, 1) for n in range(2, 8)]
+
+    def first(residual: tuple[str, np.ndarray] | None) -> int:
+        strands = hybrid_strands(store, query_vector(store, embedder, question), question,
+                                 grounded, ["product"], 5, weights=RankingSettings(),
+                                 residual=residual)
+        return strands.graph[0].node_id
+
+    assert first(None) == 2  # the named product's likeness leads
+    assert first((rest, query_vector(store, embedder, rest))) == 3

@@ -4,7 +4,8 @@
 - Step 6 orders the grounded answers by a fusion (``afr.retrieval.fusion``) of question
   similarity (``doc``), BM25 of the question, the scope level, and the Cypher's text
   conditions on the target (``text CONTAINS …``) as BM25 signals — instead of strictly
-  level first.
+  level first. Similarity and BM25 are of the question without its constants' names
+  (``residual_question``): every grounded answer already meets them.
 - A text condition on the target is a filter when it keeps at least one grounded answer,
   otherwise a ranking signal; either way a note says which (never dropped silently).
 - Step 7's top-up list is a fusion of vector search (``doc_rel``) and BM25 over the target
@@ -90,7 +91,8 @@ def _rank_graph(conn: Store, qvec: np.ndarray, question: str,
                 grounded: Sequence[tuple[int, int]], types: Sequence[str] | None,
                 depth: int, weights: RankingSettings, params: BM25Settings, *,
                 lexical: bool, text_signals: Sequence[str], keep_graph: int,
-                explain: Explain | None) -> _GraphSide:
+                residual: tuple[str, np.ndarray] | None, explain: Explain | None
+                ) -> _GraphSide:
     """Step 6 on one connection: the grounded answers by (level, similarity), BM25 of the
     question in one statement (the type's best ``depth`` and every grounded answer wherever
     it ranks), their fusion, and ``explain`` on the result."""
@@ -101,12 +103,15 @@ def _rank_graph(conn: Store, qvec: np.ndarray, question: str,
     paper_part = [c.node_id for c in graph[:max(keep_graph, 0)]]
     if graph:
         ids = list(by_id)
+        scored = graph_strand_all(conn, residual[1], grounded) if residual else graph
         dense = sorted(((c.node_id, c.vss_score if c.vss_score is not None else -1.0)
-                        for c in graph), key=lambda x: (-x[1], x[0]))
+                        for c in scored), key=lambda x: (-x[1], x[0]))
         level = [(c.node_id, -float(c.level or 0)) for c in graph]  # graph is level-first
         signals = [(dense, dense_of(weights)), (level, weights.level)]
         if lexical:
-            signals.append(([(n, s) for n, s in question_bm25 if n in by_id],
+            signals.append((bm25(conn, residual[0], params=params, types=types, ids=ids)
+                            if residual else
+                            [(n, s) for n, s in question_bm25 if n in by_id],
                             weights.lexical))
             for t in text_signals:
                 signals.append((bm25(conn, t, params=params, types=types, ids=ids),
@@ -124,12 +129,24 @@ def _rank_graph(conn: Store, qvec: np.ndarray, question: str,
     return _GraphSide(graph, paper_part, question_bm25, explained)
 
 
+def residual_question(question: str, anchors: Sequence[str]) -> str:
+    """The question without the names its constants search for: what tells the grounded
+    answers apart, each of which already meets the constants ("viewed together with
+    Titanium Knife Set T400, praised for compact buttons": the buttons, not the knives)."""
+    rest = question
+    for name in sorted(set(anchors), key=len, reverse=True):
+        rest = re.sub(re.escape(name), " ", rest, flags=re.IGNORECASE) if name.strip() \
+            else rest
+    return question if rest == question or not re.search(r"\w", rest) else rest
+
+
 def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
                    grounded: Sequence[tuple[int, int]], types: Sequence[str] | None, k: int,
                    *, weights: RankingSettings, params: BM25Settings = BM25Settings(),
                    confidence: float = 1.0, text: Sequence[Condition] = (),
                    signals: Sequence[str] = (), keep_graph: int = 0,
-                   text_only: bool = False, explain: Explain | None = None) -> Strands:
+                   text_only: bool = False, residual: tuple[str, np.ndarray] | None = None,
+                   explain: Explain | None = None) -> Strands:
     """Steps 6–7 fused. ``keep_graph``: how many of the graph strand's first answers (in
     the paper's order: level, then similarity) stay in the list whatever the fusion says —
     the paper's quota, so the graph only adds to what the paper's ranking finds.
@@ -150,7 +167,7 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
     def rank_graph(conn: Store) -> _GraphSide:
         return _rank_graph(conn, qvec, question, grounded, types, depth, weights, params,
                            lexical=lexical_ok, text_signals=text_signals,
-                           keep_graph=keep_graph, explain=explain)
+                           keep_graph=keep_graph, residual=residual, explain=explain)
 
     # Two independent reads, run at once where the store can: the plain vector list of
     # step 7, and the graph strand's ranking (then its provenance) on the other connection.

@@ -84,23 +84,29 @@ def _written_path(schema: SkbSchema, target_type: str, ent: LinkedEntity, i: int
                   ) -> tuple[list[str], str] | None:
     """Two hops the question writes out before the entity: "bought together with a product
     by the brand X" — a relation's own word, then a type word for its other end after "a"
-    or "an" (a node the question does not name), then the
-    entity, joined to that type by one edge type (the only one, or one the words between
-    them name: "a drug that targets X"). Such a path
-    beats a direct edge the question does not name (product by brand X). The patterns, and
-    the middle type."""
+    or "an" (a node the question does not name), then the entity, joined to that type by
+    one edge type (the only one, or one the words between them name: "a drug that targets
+    X"). The middle node may be of the entity's own type when the words after it name the
+    second hop ("viewed together with a product viewed together with X"), and a first hop
+    whose label has no words of its own is named by the middle type's word itself ("in the
+    category a category that contains X"). Such a path beats a direct edge the question
+    does not name (product by brand X). The patterns, and the middle type."""
     before = [w.lower() for w, _, end in tokens(question) if end <= ent.span[0]][-PATH_WINDOW:]
     for j in range(len(before) - 1, 0, -1):
         mid = words.get(before[j])
-        if mid is None or mid == ent.node_type:
+        if mid is None:
             continue
-        if not _INDEFINITE & set(before[max(0, j - 3):j]):
-            return None  # "the json module" names a linked entity's type, not a new node
         # the first hop is named before the middle type's word, the second after it
         said, then = set(before[:j]), set(before[j + 1:])
         second = _edge_choices(schema, mid, ent.node_type)
+        if mid == ent.node_type and not any(_label_overlap(schema, e, then) for e, _ in second):
+            continue  # "the brand X": the entity's own type, no relation written between
+        if not _INDEFINITE & set(before[max(0, j - 3):j]):
+            return None  # "the json module" names a linked entity's type, not a new node
         firsts = [(e, f) for e, f in _edge_choices(schema, target_type, mid)
-                  if _label_overlap(schema, e, said) > 0]
+                  if _label_overlap(schema, e, said) > 0
+                  or (not label_words(schema, e) and _says_type_after_target(
+                      before[:j], words, target_type, mid))]
         if not firsts or not second:
             return None
         e2, f2 = max(second, key=lambda c: _label_overlap(schema, c[0], then))
@@ -111,6 +117,14 @@ def _written_path(schema: SkbSchema, target_type: str, ent: LinkedEntity, i: int
         return ([_pattern(schema, e1, f1, target, m), _pattern(schema, e2, f2, m, const)],
                 mid)
     return None
+
+
+def _says_type_after_target(said: list[str], words: dict[str, str], target_type: str,
+                            mid: str) -> bool:
+    """Whether a word naming ``mid`` stands after the target's own type word: "a product
+    in the category …" names the relation a label without words of its own stands for."""
+    starts = [k for k, w in enumerate(said) if words.get(w) == target_type]
+    return bool(starts) and any(words.get(w) == mid for w in said[starts[0] + 1:])
 
 
 def _edge_choices(schema: SkbSchema, a: str, b: str) -> list[tuple[str, bool]]:

@@ -51,6 +51,9 @@ class RankInput:
     step6_order: str = "level"  # af.step6_order (paper ranking)
     topup_excludes: str = "taken"  # af.topup_excludes (paper ranking)
     text_only: bool = False  # the Cypher's only constraints: text conditions on the target
+    # the question without the names its constants search for, and its vector: what
+    # tells the grounded answers apart (None: the question names no constant)
+    residual: tuple[str, np.ndarray] | None = None
 
 
 class Ranking(Protocol):
@@ -110,7 +113,7 @@ class HybridRanking:
                                   inp.k, weights=inp.ranking, params=inp.bm25,
                                   confidence=inp.confidence, text=inp.text,
                                   signals=inp.name_signals, keep_graph=inp.quota,
-                                  text_only=inp.text_only,
+                                  text_only=inp.text_only, residual=inp.residual,
                                   explain=explainer)
 
     def graph_list(self, store: Store, inp: RankInput, strands: Strands) -> list[Candidate]:

@@ -7,11 +7,14 @@ Step 8 and the run log are the shared finish (``afr.pipeline``).
 
 from __future__ import annotations
 
+import numpy as np
+
 from afr.cypher.model import is_text_condition
 from afr.cypher.resolve import ResolvedQuery
 from afr.methods.af.focus import constant_nodes, query_focus
 from afr.methods.af.formalize import Formalized, formalize
 from afr.methods.af.grounding import GroundedCypher, ground_cypher
+from afr.methods.af.hybrid_ranking import residual_question
 from afr.methods.af.ranking import RANKING_STEPS, RankInput
 from afr.methods.af.repair import RepairRound, repair_round, run_outcome
 from afr.methods.af.target_names import narrow_by_names
@@ -111,7 +114,15 @@ class AfRetriever:
             step6_order=s.settings.af.step6_order,
             topup_excludes=s.settings.af.topup_excludes,
             text_only=_text_only(grounded.relaxed.query if grounded.relaxed
-                                 else grounded.resolved))
+                                 else grounded.resolved),
+            residual=_residual(s, question, grounded))
+
+
+def _residual(s, question: str, grounded: GroundedCypher) -> tuple[str, np.ndarray] | None:
+    names = [n for sym in grounded.resolved.symbols.values()
+             if sym.var != grounded.resolved.target for n in sym.search_strings]
+    rest = residual_question(question, names)
+    return None if rest == question else (rest, query_vector(s.store, s.embedder, rest))
 
 
 def _candidate_names(store: Store, grounded: GroundedCypher) -> frozenset[str]:
