@@ -58,6 +58,10 @@ def _af(result, store) -> None:
             click.echo(f"  - {text}")
     _symbols(result.symbols)
     _grounding(result.grounding, store)
+    residual = result.af.rank_input.residual
+    if result.af.ranking == "hybrid" and residual is not None and result.grounding:
+        click.echo(f"step 6 ranks the grounded answers by the question without its "
+                   f"constants' names: {' '.join(residual[0].split())!r}")
 
 
 def _symbols(symbols) -> None:
