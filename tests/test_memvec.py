@@ -74,7 +74,8 @@ def test_matrix_equals_sql_scan(embedded: DuckDBStore) -> None:
 def test_matrix_is_read_in_slices_into_the_same_array(embedded: DuckDBStore,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """Building a matrix reads its vectors a slice of one type at a time (no Python object
-    per vector for the whole store): slices of 7 rows give the matrix of one read."""
+    per vector for the whole store): slices of 7 rows give the matrix of one read, which
+    a matrix within one slice is read by."""
     reads = []
     real = embedded.query_numpy
 
@@ -84,6 +85,8 @@ def test_matrix_is_read_in_slices_into_the_same_array(embedded: DuckDBStore,
 
     monkeypatch.setattr(embedded, "query_numpy", query_numpy)
     whole = SearchMatrix.load(embedded, "doc")
+    # a matrix within one slice: the rows, then every vector in one read (not one a type)
+    assert len(reads) == 2 and reads == [None, None]
     monkeypatch.setattr(memory, "LOAD_SLICE_ROWS", 7)
     reads.clear()
     sliced = SearchMatrix.load(embedded, "doc")

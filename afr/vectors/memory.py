@@ -178,7 +178,11 @@ def _type_blocks(types: np.ndarray) -> dict[str, tuple[int, int]]:
 def _vector_slices(store: Store, variant: str, ids: np.ndarray, types: np.ndarray
                    ) -> Iterator[tuple[int, int, np.ndarray]]:
     """(first row, end row, float32 vectors) of ``LOAD_SLICE_ROWS`` rows at most, each
-    within one type, in row order (``_matrix_rows``)."""
+    within one type, in row order (``_matrix_rows``). A matrix of at most that many rows
+    is read in one statement, not one per type (a statement is a job on Spark)."""
+    if len(ids) <= LOAD_SLICE_ROWS:
+        yield from _whole_matrix(store, variant, ids, types)
+        return
     (stmt,) = store.sql("embed/vector_range.sql", variant=variant)
     for start, stop in _type_blocks(types).values():
         for a in range(start, stop, LOAD_SLICE_ROWS):
@@ -189,6 +193,17 @@ def _vector_slices(store: Store, variant: str, ids: np.ndarray, types: np.ndarra
                 raise StoreError(f"the {variant!r} vectors changed while they were read; "
                                  "try again")
             yield a, b, np.stack(part["vec"]).astype(np.float32, copy=False)
+
+
+def _whole_matrix(store: Store, variant: str, ids: np.ndarray, types: np.ndarray
+                  ) -> Iterator[tuple[int, int, np.ndarray]]:
+    """``_vector_slices`` of a small matrix: every vector in one read, a slice per type."""
+    (stmt,) = store.sql("embed/all_vectors.sql", variant=variant)
+    part = store.query_numpy(stmt)
+    if not np.array_equal(np.asarray(part["node_id"], dtype=np.int64), ids):
+        raise StoreError(f"the {variant!r} vectors changed while they were read; try again")
+    for start, stop in _type_blocks(types).values():
+        yield start, stop, np.stack(part["vec"][start:stop]).astype(np.float32, copy=False)
 
 
 def _normalized(vectors: np.ndarray) -> np.ndarray:
