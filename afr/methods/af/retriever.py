@@ -118,9 +118,14 @@ class AfRetriever:
             residual=_residual(s, question, grounded))
 
 
-def _residual(s, question: str, grounded: GroundedCypher) -> tuple[str, np.ndarray] | None:
-    names = [n for sym in grounded.resolved.symbols.values()
-             if sym.var != grounded.resolved.target for n in sym.search_strings]
+def _residual(s: Session, question: str, grounded: GroundedCypher
+              ) -> tuple[str, np.ndarray] | None:
+    """The question without the names of the constants every grounded answer meets (those
+    of the part grounded, when the query was relaxed), and its vector; None when the
+    question names none of them."""
+    query = grounded.relaxed.query if grounded.relaxed else grounded.resolved
+    names = [n for sym in query.symbols.values() if sym.var != query.target
+             for n in sym.search_strings]
     rest = residual_question(question, names)
     return None if rest == question else (rest, query_vector(s.store, s.embedder, rest))
 
