@@ -58,10 +58,6 @@ def _af(result, store) -> None:
             click.echo(f"  - {text}")
     _symbols(result.symbols)
     _grounding(result.grounding, store)
-    residual = result.af.rank_input.residual
-    if result.af.ranking == "hybrid" and residual is not None and result.grounding:
-        click.echo(f"step 6 ranks the grounded answers by the question without its "
-                   f"constants' names: {' '.join(residual[0].split())!r}")
 
 
 def _symbols(symbols) -> None:
@@ -110,11 +106,22 @@ def _footer(result) -> None:
     ranking = result.settings.ranking
     click.echo(f"fusion: dense {ranking.dense:g} ({result.dense_from}), lexical "
                f"{ranking.lexical:g}, graph {ranking.graph:g} ({ranking.fusion})")
+    _ranked_by(result)
     click.echo(f"LLM: {result.llm_calls} calls, {result.llm_tokens} tokens, "
                f"{result.rerank_prompts} rerank prompts")
     for f in result.fallbacks:
         click.echo(f"  fell back in {f.step} ({f.kind}): {f.instead}")
     click.echo("")
+
+
+def _ranked_by(result) -> None:
+    """What AF's step 6 ranked the grounded answers by, when not the whole question (after
+    the grounding's SQL block, which stays a block to copy)."""
+    af = result.af
+    residual = af.rank_input.residual if af is not None else None
+    if af is not None and af.ranking == "hybrid" and residual is not None and result.grounding:
+        click.echo("  step 6 ranked the grounded answers by the question without its "
+                   f"constants' names: {' '.join(residual[0].split())!r}")
 
 
 def _sage(result) -> None:

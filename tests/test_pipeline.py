@@ -126,7 +126,8 @@ def test_cli_ask_offline_json(demo_path: Path) -> None:
     assert "cypher:" in table.output and "IllegalMonthError" in table.output
     assert "grounding:" in table.output and "SQL" in table.output
     # what step 6 ranked by: the question without the name its Cypher's constant searches
-    (ranked_by,) = [line for line in table.output.splitlines() if line.startswith("step 6 ")]
+    (ranked_by,) = [line for line in table.output.splitlines()
+                    if line.startswith("  step 6 ranked")]
     assert "ValueError" in QUESTION and "ValueError" not in ranked_by, ranked_by
     assert QUESTION.split()[0] in ranked_by
 
