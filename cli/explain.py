@@ -118,8 +118,10 @@ def _ranked_by(result) -> None:
     """What AF's step 6 ranked the grounded answers by, when not the whole question (after
     the grounding's SQL block, which stays a block to copy)."""
     af = result.af
-    residual = af.rank_input.residual if af is not None else None
-    if af is not None and af.ranking == "hybrid" and residual is not None and result.grounding:
+    if af is None or af.ranking != "hybrid" or not result.grounding:
+        return
+    residual = af.rank_input.residual
+    if residual is not None:
         click.echo("  step 6 ranked the grounded answers by the question without its "
                    f"constants' names: {' '.join(residual[0].split())!r}")
 

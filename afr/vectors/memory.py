@@ -190,8 +190,7 @@ def _vector_slices(store: Store, variant: str, ids: np.ndarray, types: np.ndarra
             part = store.query_numpy(stmt, used_params(stmt, {
                 "type": str(types[a]), "first": int(ids[a]), "last": int(ids[b - 1])}))
             if len(part["vec"]) != b - a:
-                raise StoreError(f"the {variant!r} vectors changed while they were read; "
-                                 "try again")
+                raise _changed_while_read(variant)
             yield a, b, np.stack(part["vec"]).astype(np.float32, copy=False)
 
 
@@ -201,9 +200,13 @@ def _whole_matrix(store: Store, variant: str, ids: np.ndarray, types: np.ndarray
     (stmt,) = store.sql("embed/all_vectors.sql", variant=variant)
     part = store.query_numpy(stmt)
     if not np.array_equal(np.asarray(part["node_id"], dtype=np.int64), ids):
-        raise StoreError(f"the {variant!r} vectors changed while they were read; try again")
+        raise _changed_while_read(variant)
     for start, stop in _type_blocks(types).values():
         yield start, stop, np.stack(part["vec"][start:stop]).astype(np.float32, copy=False)
+
+
+def _changed_while_read(variant: str) -> StoreError:
+    return StoreError(f"the {variant!r} vectors changed while they were read; try again")
 
 
 def _normalized(vectors: np.ndarray) -> np.ndarray:

@@ -134,9 +134,8 @@ def residual_question(question: str, anchors: Sequence[str]) -> str:
     answers apart, each of which already meets the constants ("viewed together with
     Titanium Knife Set T400, praised for compact buttons": the buttons, not the knives)."""
     rest = question
-    for name in sorted(set(anchors), key=len, reverse=True):
-        rest = re.sub(re.escape(name), " ", rest, flags=re.IGNORECASE) if name.strip() \
-            else rest
+    for name in sorted({a for a in anchors if a.strip()}, key=len, reverse=True):
+        rest = re.sub(re.escape(name), " ", rest, flags=re.IGNORECASE)
     return question if rest == question or not re.search(r"\w", rest) else rest
 
 

@@ -104,6 +104,7 @@ class AfRetriever:
         answers = grounded.result.answers if grounded.result else []
         target = grounded.resolved.symbols.get(grounded.resolved.target or "")
         narrowed = narrow_by_names(s.store, answers, target.target_names if target else [])
+        used = grounded.relaxed.query if grounded.relaxed else grounded.resolved  # grounded
         return RankInput(
             question, query_vector(s.store, s.embedder, question), narrowed.grounded,
             tuple(answer_types(target_type, s.schema)), s.settings.ask.k,
@@ -113,17 +114,14 @@ class AfRetriever:
             notes=narrowed.notes, schedule=s.settings.af.schedule,
             step6_order=s.settings.af.step6_order,
             topup_excludes=s.settings.af.topup_excludes,
-            text_only=_text_only(grounded.relaxed.query if grounded.relaxed
-                                 else grounded.resolved),
-            residual=_residual(s, question, grounded))
+            text_only=_text_only(used), residual=_residual(s, question, used))
 
 
-def _residual(s: Session, question: str, grounded: GroundedCypher
+def _residual(s: Session, question: str, query: ResolvedQuery
               ) -> tuple[str, np.ndarray] | None:
     """The question without the names of the constants every grounded answer meets (those
-    of the part grounded, when the query was relaxed), and its vector; None when the
-    question names none of them."""
-    query = grounded.relaxed.query if grounded.relaxed else grounded.resolved
+    of ``query``, the part grounded when the query was relaxed), and its vector; None when
+    the question names none of them."""
     names = [n for sym in query.symbols.values() if sym.var != query.target
              for n in sym.search_strings]
     rest = residual_question(question, names)
