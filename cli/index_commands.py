@@ -93,7 +93,8 @@ def index(ctx: Context, rebuild: bool, similarity: bool, k_cand: int | None,
     frequencies are recomputed at the end. The index records its tokeniser, and queries
     are tokenised the same way: after changing it, rebuild with --rebuild. On a DuckDB
     file it also writes the postings beside the store (STORE.duckdb.vectors/
-    lexical.afrlex), which BM25 then reads, memory-mapped, with the same scores.
+    lexical.afrlex), which BM25 then reads, memory-mapped, with the same scores; on
+    Spark likewise beside the warehouse's tables, up to 10 million postings.
 
     With --similarity, also builds the similarity graph of `--method sage` / `af+sage`
     (node_sim, apart from the SKB's edges): nodes linked by the similarity of their

@@ -1,12 +1,14 @@
-"""BM25 from memory-mapped postings, for a DuckDB store: the same scores as the SQL.
+"""BM25 from memory-mapped postings (DuckDB and Spark stores): the same scores as the SQL.
 
 DuckDB reaches a term's postings by scanning the row groups that hold it, and plans each
 BM25 statement afresh (2–3 ms of a 9 ms median statement on the WordNet SKB; about 19 ms
 of each dev question's steps 3–7). ``afr index`` therefore also writes the postings, per node
 type and term, to a file beside the store (``<store>.vectors/lexical.afrlex``), as
 ``afr embed`` writes the vector matrices: any process maps it and scores a query by
-reading only its terms' postings. PostgreSQL reaches them through its B-tree indexes and
-Spark keeps them on its executors; both score in SQL (``Store.maps_postings``).
+reading only its terms' postings. A Spark store does the same (each BM25 statement there
+is a job of several stages), for an index of up to ``Store.postings_file_max`` postings;
+past that, and on PostgreSQL, which reaches them through its B-tree indexes, BM25 scores
+in SQL (``Store.maps_postings``).
 
 The file is versioned by a key in afr_meta that every change of the index removes and
 every completed build sets anew (``skb_``: a reload of the SKB clears it too): a file of
@@ -167,10 +169,14 @@ def postings_path(store: Store) -> Path | None:
 def write_postings_file(store: Store) -> bool:
     """Write the store's postings file for its current index version (a temporary file
     renamed over the old one when complete). False when the store does not map postings,
-    has no version (an unfinished build) or no place for the file: BM25 stays in SQL."""
+    has no version (an unfinished build), no place for the file or more postings than
+    its kind writes one for (``Store.postings_file_max``): BM25 stays in SQL."""
     path = postings_path(store)
     version = store.meta_fact(VERSION_KEY)
     if not store.maps_postings or path is None or version is None:
+        return False
+    most = store.postings_file_max
+    if most is not None and int(store.run("lexical/memory_check.sql")[0].postings) > most:
         return False
     if not write_sidecar_file(path, lambda fh: _write(fh, store, version)):
         return False
@@ -264,12 +270,18 @@ def memory_postings(store: Store) -> MemoryPostings | None:
         return None
     runtime = store.runtime
     with runtime.lock:
+        if runtime.postings_version == version:
+            return runtime.postings
+    # Opened and checked outside the lock: the check reads the store, and in a batched
+    # Spark eval a read waits for the batch's other questions, which must not be waiting
+    # on this lock meanwhile (they would be waited for a whole gather window).
+    path = postings_path(store)
+    postings = open_postings(path, version) if path is not None else None
+    if postings is not None and not _matches_index(store, postings):
+        postings = None
+    with runtime.lock:
         if runtime.postings_version != version:
-            path = postings_path(store)
-            postings = open_postings(path, version) if path is not None else None
-            runtime.postings = postings if postings is not None and \
-                _matches_index(store, postings) else None
-            runtime.postings_version = version
+            runtime.postings, runtime.postings_version = postings, version
         return runtime.postings
 
 

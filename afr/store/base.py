@@ -172,8 +172,12 @@ class Store(ABC):
     builds_vector_indexes: bool = False
     #: Whether BM25 reads the lexical index from a postings file beside the store
     #: (``afr.lexical.memory``) rather than from SQL, when the file is current: DuckDB,
-    #: which reaches a term's postings only by scanning the row groups that hold it.
+    #: which reaches a term's postings only by scanning the row groups that hold it, and
+    #: Spark, where each BM25 statement is a job of several stages.
     maps_postings: bool = False
+    #: The most postings such a file is written for (None: any number): beyond it BM25
+    #: stays in SQL.
+    postings_file_max: int | None = None
     #: Whether a long statement shows the engine's own progress as afr's bar (Spark's
     #: tasks; the other stores have none to show). None: only on a terminal. The command
     #: line sets it from --progress/--no-progress.

@@ -235,6 +235,13 @@ class SparkStore(Store):
     # 130,000 nodes), 16,384 make it 8 batches; an embedding chunk is one job and one
     # commit, so an interrupted embed loses at most one.
     document_batch = 16384
+    # BM25 scores from a postings file beside the warehouse, as vector search reads its
+    # matrix files: each BM25 statement was a job of some eight stages (1.0-2.4 s on the
+    # demo, 6 of an af ask's 25 statements and over half its time). The file is written
+    # from rows collected on the driver, so only up to ~10M postings (160 MB; PRIME
+    # size has 2.1M): past that BM25 stays in SQL, on the executors.
+    maps_postings = True
+    postings_file_max = 10_000_000
 
     def __init__(self, url: str, *, warehouse: str | Path, read_only: bool = False,
                  create: bool = True, batch: int = 1, gather_ms: int = 1000) -> None:
