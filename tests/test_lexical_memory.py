@@ -12,7 +12,7 @@ from skbutil import write_skb
 from afr.lexical import Tokenizer, bm25, build_lexical_index, lexical_state, map_postings
 from afr.lexical.bm25 import _bm25_sql
 from afr.lexical.index import _index_batch
-from afr.lexical.memory import VERSION_KEY, memory_postings, postings_path, write_postings_file
+from afr.lexical.memory import VERSION_KEY, memory_postings, postings_path
 from afr.load import load_skb_dir
 from afr.resources import demo_skb_dir
 from afr.settings import BM25Settings
@@ -211,32 +211,6 @@ def test_a_failed_write_leaves_the_sql_and_no_file(duck_store: DuckDBStore, tmp_
     assert map_postings(duck_store) and memory_postings(duck_store) is not None
     assert bm25(duck_store, "word4 word11", k=10) == want
     assert [f.name for f in folder.iterdir()] == ["lexical.afrlex"]
-
-
-def test_a_spark_store_maps_its_postings_with_the_sqls_scores(spark_store,
-                                                              tmp_path: Path,
-                                                              monkeypatch) -> None:
-    """On Spark, where each BM25 statement is a job of several stages, BM25 reads the
-    postings file too — up to the store's limit of postings, past which it stays in SQL
-    with the same rows."""
-    load_skb_dir(spark_store, corpus(tmp_path, 200, seed=8), progress=False)
-    build_lexical_index(spark_store, progress=False)
-    mapped = memory_postings(spark_store)
-    assert mapped is not None and postings_path(spark_store).is_file()
-    queries = [("word1 word7 word40 café", None, None, 10, [3, 150]),
-               ("word0 word2 ωμέγα straße", ["paper"], None, 5, None),
-               ("word3 word11 日本語 zürich", ["author", "field"],
-                list(range(0, 200, 3)), None, None)]
-    params = BM25Settings()
-    tokenizer = Tokenizer.of(params)
-    for text, types, ids, k, also in queries:
-        terms = list(dict.fromkeys(tokenizer.tokens(text)))
-        want = rounded(_bm25_sql(spark_store, terms, params, types, ids, k, also))
-        assert want and rounded(mapped.bm25(terms, params, types=types, ids=ids, k=k,
-                                            also=also)) == want, text
-    # an index past the store's limit gets no file: BM25 stays in SQL (the rows above)
-    monkeypatch.setattr(type(spark_store), "postings_file_max", 100)
-    assert not write_postings_file(spark_store)
 
 
 def test_the_file_is_checked_without_holding_the_stores_runtime_lock(

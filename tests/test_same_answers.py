@@ -18,10 +18,13 @@ from settings_util import settings_of
 from afr.cypher.model import Condition
 from afr.embed import make_embedder
 from afr.evaluate.session import run_eval
+from afr.lexical.bm25 import _bm25_sql
 from afr.lexical.index import build_lexical_index
+from afr.lexical.memory import memory_postings, write_postings_file
 from afr.load import load_skb_dir
 from afr.resources import demo_skb_dir
 from afr.retrieval.filters import AttributeCatalog, filter_nodes
+from afr.settings import BM25Settings
 from afr.store import Store
 from afr.store.dialect import SPARK
 from afr.synth import generate
@@ -151,6 +154,7 @@ def test_spark_gives_duckdbs_documents_vectors_and_ranked_lists(
         jobs[store.dialect, "alone"] = (_spark_jobs(store) - started) / SPARK_METHOD_QUESTIONS
     if skb == "demo":
         _same_attribute_filters(duck_store, spark_store, tmp_path)
+        _spark_bm25_from_its_file_is_its_sqls(spark_store)
     # The same store asking SPARK_BATCH questions at once, a read they send together run
     # as one job; a long window: they gather whatever the machine's load
     from afr.store.spark_store import SparkStore
@@ -182,6 +186,29 @@ def test_spark_gives_duckdbs_documents_vectors_and_ranked_lists(
     assert sum(bool(r) for r in duck_lists.values()) > 0.8 * len(duck_lists)
     # the run log on Spark holds every ask, readable as on DuckDB
     assert spark_runs == duck_store.query("SELECT count(*) FROM runs")[0][0] > 0
+
+
+def _spark_bm25_from_its_file_is_its_sqls(spark_store: Store) -> None:
+    """BM25 on Spark reads the postings file `afr index` wrote (each BM25 statement is a
+    job of several stages), with the rows of its SQL; past the store's limit of postings
+    no file is written and BM25 stays in SQL."""
+    mapped = memory_postings(spark_store)
+    assert mapped is not None
+    params = BM25Settings()
+    for terms, types, ids, k, also in [
+            (["json", "decod", "error"], None, None, 10, [1, 2]),
+            (["inherit", "valueerror", "modul"], ["class"], list(range(0, 3000, 7)), None,
+             None)]:
+        want = [(int(n), round(float(v), 9)) for n, v in
+                _bm25_sql(spark_store, terms, params, types, ids, k, also)]
+        got = mapped.bm25(terms, params, types=types, ids=ids, k=k, also=also)
+        assert want and [(n, round(v, 9)) for n, v in got] == want, terms
+    limit = type(spark_store).postings_file_max
+    try:
+        type(spark_store).postings_file_max = 100
+        assert not write_postings_file(spark_store)
+    finally:
+        type(spark_store).postings_file_max = limit
 
 
 # Every kind of attribute condition on the demo's attributes (numbers, booleans, dates,
