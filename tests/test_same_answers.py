@@ -125,7 +125,7 @@ def _spark_jobs(store: Store) -> int:
 @pytest.mark.parametrize("skb", ["demo", "synth"])
 def test_spark_gives_duckdbs_documents_vectors_and_ranked_lists(
         skb: str, duck_store, spark_store, spark_warehouse: Path, small_synth_dir: Path,
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     source = demo_skb_dir() if skb == "demo" else small_synth_dir
     stores = (duck_store, spark_store)
     for store in stores:
@@ -154,7 +154,7 @@ def test_spark_gives_duckdbs_documents_vectors_and_ranked_lists(
         jobs[store.dialect, "alone"] = (_spark_jobs(store) - started) / SPARK_METHOD_QUESTIONS
     if skb == "demo":
         _same_attribute_filters(duck_store, spark_store, tmp_path)
-        _spark_bm25_from_its_file_is_its_sqls(spark_store)
+        _spark_bm25_from_its_file_is_its_sqls(spark_store, monkeypatch)
     # The same store asking SPARK_BATCH questions at once, a read they send together run
     # as one job; a long window: they gather whatever the machine's load
     from afr.store.spark_store import SparkStore
@@ -188,7 +188,8 @@ def test_spark_gives_duckdbs_documents_vectors_and_ranked_lists(
     assert spark_runs == duck_store.query("SELECT count(*) FROM runs")[0][0] > 0
 
 
-def _spark_bm25_from_its_file_is_its_sqls(spark_store: Store) -> None:
+def _spark_bm25_from_its_file_is_its_sqls(spark_store: Store,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """BM25 on Spark reads the postings file `afr index` wrote (each BM25 statement is a
     job of several stages), with the rows of its SQL; past the store's limit of postings
     no file is written and BM25 stays in SQL."""
@@ -203,12 +204,8 @@ def _spark_bm25_from_its_file_is_its_sqls(spark_store: Store) -> None:
                 _bm25_sql(spark_store, terms, params, types, ids, k, also)]
         got = mapped.bm25(terms, params, types=types, ids=ids, k=k, also=also)
         assert want and [(n, round(v, 9)) for n, v in got] == want, terms
-    limit = type(spark_store).postings_file_max
-    try:
-        type(spark_store).postings_file_max = 100
-        assert not write_postings_file(spark_store)
-    finally:
-        type(spark_store).postings_file_max = limit
+    monkeypatch.setattr(spark_store, "postings_file_max", 100)
+    assert not write_postings_file(spark_store)
 
 
 # Every kind of attribute condition on the demo's attributes (numbers, booleans, dates,
