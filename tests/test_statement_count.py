@@ -63,6 +63,27 @@ def test_facts_are_read_again_after_the_store_changes_them(demo_path: Path) -> N
         store.close()
 
 
+def test_a_write_of_vectors_keeps_the_skbs_facts_and_forgets_the_others(
+        demo_path: Path) -> None:
+    # On Spark every fact read again is a statement: an embed reads the schema per batch.
+    store = DuckDBStore(demo_path)
+    try:
+        schema, counts = store.skb_schema(), store.node_type_counts()
+        model = store.embedding_model("doc")
+        assert model is not None
+        with pytest.raises(RuntimeError), store.transaction():  # rolled back, below
+            store.record_embedding_model("doc", "hash:other", model[1])
+            assert store.embedding_model("doc") == ("hash:other", model[1])  # read afresh
+            before = store.statements
+            assert store.skb_schema() is schema and store.node_type_counts() is counts
+            assert store.statements == before
+            raise RuntimeError("rolled back")
+        assert store.embedding_model("doc") == model
+        assert store.skb_schema() is not schema  # a failed transaction forgets them all
+    finally:
+        store.close()
+
+
 def test_rows_read_by_name_and_position(demo_path: Path) -> None:
     store = DuckDBStore(demo_path)
     try:

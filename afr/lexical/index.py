@@ -62,10 +62,10 @@ def build_lexical_index(store: Store, *, params: BM25Settings = BM25Settings(),
         def statistics() -> None:
             store.run("lexical/statistics.sql")
             store.run("lexical/order.sql")
-            store.set_meta(_STALE, "false")
+            store.set_meta_value(_STALE, "false")
             memory.new_version(store)
         store.run_in_transaction(statistics)
-        store.forget_facts()
+        store.forget_derived_facts()
     map_postings(store)
     row = store.run("lexical/counts.sql")[0]
     report.total, report.nodes = int(row.indexed), int(row.nodes)
@@ -97,13 +97,13 @@ def _claim(store: Store, tokenizer: Tokenizer, rebuild: bool) -> None:
     if rebuild:
         def clear() -> None:
             store.run("lexical/clear.sql")
-            store.set_meta(TOKENIZER_KEY, tokenizer.record())
-            store.set_meta(_STALE, "true")
+            store.set_meta_value(TOKENIZER_KEY, tokenizer.record())
+            store.set_meta_value(_STALE, "true")
             memory.drop_version(store)
         store.run_in_transaction(clear, retries=0)
         return
     if not store.run("lexical/any_doc.sql"):
-        store.run_in_transaction(lambda: store.set_meta(TOKENIZER_KEY, tokenizer.record()),
+        store.run_in_transaction(lambda: store.set_meta_value(TOKENIZER_KEY, tokenizer.record()),
                                  retries=0)
         return
     built = index_tokenizer(store)
@@ -129,7 +129,7 @@ def _index_batch(store: Store, ids: list[int], tokenizer: Tokenizer) -> None:
     def write() -> None:
         store.run("lexical/insert.sql", {"terms": terms, "term_nodes": term_nodes,
                                          "tfs": tfs, "ids": ids, "lens": lens})
-        store.set_meta(_STALE, "true")
+        store.set_meta_value(_STALE, "true")
         memory.drop_version(store)
 
     store.run_in_transaction(write, retries=0)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
+import numpy as np
 
 from afr.errors import LoadError
 from afr.load.skb_json import read_skb_json
@@ -138,12 +139,15 @@ def _write_types(store: Store, schema: SkbSchema, staging: duckdb.DuckDBPyConnec
 def _write_attributes(store: Store, staging: duckdb.DuckDBPyConnection) -> None:
     """The attribute catalogue: each node type's attribute paths, their value types and
     how many nodes have them."""
-    # Computed in the staging database (DuckDB for both stores) and copied over: a few
-    # hundred rows at most.
-    for row in stage_attribute_catalog(staging):
-        store.run("load/insert_attribute.sql", {
-            "type": row[0], "path": row[1], "value_type": row[2], "node_count": row[3],
-        })
+    # Computed in the staging database (DuckDB for every store) and copied over in one
+    # write: a few hundred rows at most, but on Spark each INSERT is a statement of its own.
+    rows = stage_attribute_catalog(staging)
+    store.write_rows("node_attributes", {
+        "type": np.asarray([r[0] for r in rows], dtype=object),
+        "path": np.asarray([r[1] for r in rows], dtype=object),
+        "value_type": np.asarray([r[2] for r in rows], dtype=object),
+        "node_count": np.asarray([r[3] for r in rows], dtype=np.int64),
+    })
 
 
 def _write_meta(store: Store, schema: SkbSchema, staging: duckdb.DuckDBPyConnection, *,

@@ -44,6 +44,10 @@ TYPE_INDEX_MIN_NODES = 1000
 SKB_TABLES = ("nodes", "node_aliases", "edges", "node_types", "edge_types", "node_attributes",
               "lex_postings", "lex_docs", "lex_df", "lex_stats", "node_names", "node_sim",
               "node_sim_meta")
+# Facts (``Store.fact``) that depend only on the loaded SKB (its tables above, bar the
+# indexes, and its skb_* meta): a write of vectors or of an index keeps them.
+SKB_FACTS = frozenset({"schema", "schema_version", "node_type_counts", "edge_endpoints",
+                       "single_relation_types", "hierarchy_parents"})
 DIALECTS = ("duckdb", "postgres", "spark")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -352,6 +356,14 @@ class Store(ABC):
         """Read the schema, embedding models and type counts afresh on next use."""
         self.runtime.facts.clear()
 
+    def forget_derived_facts(self) -> None:
+        """After a write of vectors or of an index: forget what those may change, keep
+        what only a load changes (``SKB_FACTS``). On Spark each fact read again is a
+        statement, and an embed or index reads the schema once per batch."""
+        facts = self.runtime.facts
+        for key in [k for k in facts if (k[0] if isinstance(k, tuple) else k) not in SKB_FACTS]:
+            facts.pop(key, None)
+
     def dataframe_session(self) -> Any:
         """The distributed engine heavy steps may run on as DataFrame jobs (embedding,
         the similarity graph's kNN): a Spark session on a Spark store, None elsewhere."""
@@ -387,7 +399,7 @@ class Store(ABC):
     def write_vectors(self, variant: str, ids: np.ndarray, vectors: np.ndarray) -> None:
         """Add vectors of ``variant`` (its table exists)."""
         check_identifier(variant, "embedding variant")
-        self.forget_facts()
+        self.forget_derived_facts()
         self._write_vectors(variant, ids, vectors)
 
     @abstractmethod
@@ -407,7 +419,7 @@ class Store(ABC):
     def _write_rows(self, table: str, columns: dict[str, np.ndarray]) -> None: ...
 
     def create_vector_table(self, variant: str, dim: int) -> None:
-        self.forget_facts()
+        self.forget_derived_facts()
         if self.table_exists(f"emb_{check_identifier(variant)}"):
             # Made by a DBA (`afr init --print-sql --dim`): even CREATE TABLE IF NOT EXISTS
             # needs the CREATE privilege on the schema, which a read-write role lacks.
@@ -416,7 +428,7 @@ class Store(ABC):
 
     def drop_vectors(self, variant: str) -> None:
         """Drop a variant's vectors and the record of the model that made them."""
-        self.forget_facts()
+        self.forget_derived_facts()
         self.run("embed/drop_table.sql", {"variant": variant},
                  variant=check_identifier(variant, "embedding variant"))
 
@@ -424,13 +436,13 @@ class Store(ABC):
         """Drop the vectors of ``variant`` and rename the (complete) ``shadow`` table to
         take their place, indexes and all; the caller records the model, in the same
         transaction."""
-        self.forget_facts()
+        self.forget_derived_facts()
         self.run("embed/swap.sql", variant=check_identifier(variant, "embedding variant"),
                  shadow=check_identifier(shadow, "embedding variant"),
                  codes=sorted(self.type_codes().values()))
 
     def record_embedding_model(self, variant: str, model_id: str, dim: int) -> None:
-        self.forget_facts()
+        self.forget_derived_facts()
         self.run("embed/set_model.sql", {"variant": variant, "model_id": model_id, "dim": dim},
                  variant=check_identifier(variant, "embedding variant"))
 

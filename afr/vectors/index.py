@@ -118,7 +118,7 @@ def embed_store(
             else:  # nothing to continue, or another embedder's: start afresh
                 with store.transaction():
                     store.drop_vectors(target)
-                    store.delete_meta(_rebuild_key(variant))
+                    store.delete_meta_value(_rebuild_key(variant))
                 recorded = None
         else:
             target = variant
@@ -271,7 +271,7 @@ def _prepare_target(store: Store, embedder: Embedder, variant: str, target: str,
         store.create_vector_table(target, dim)
         recorded = (embedder.model_id, dim)
         if target != variant:
-            store.set_meta(_rebuild_key(variant), json.dumps(
+            store.set_meta_value(_rebuild_key(variant), json.dumps(
                 {"model_id": embedder.model_id, "dim": dim}))
     return recorded
 
@@ -294,7 +294,7 @@ def _swap_in(store: Store, embedder: Embedder, complete: dict[str, tuple[str, in
         for variant, (model_id, dim) in complete.items():
             store.replace_vectors(variant, shadow_variant(variant))
             store.record_embedding_model(variant, model_id, dim)
-            store.delete_meta(_rebuild_key(variant))
+            store.delete_meta_value(_rebuild_key(variant))
             new_vectors_version(store, variant)
     vectors_changed(store)
 

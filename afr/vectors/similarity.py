@@ -362,7 +362,7 @@ def build_similarity_graph(store: Store, embedder: Embedder, *, k_cand: int = 50
         store.set_meta_value(KNN_META_KEY, report.knn)
 
     store.run_in_transaction(write, retries=0)
-    store.forget_facts()
+    store.forget_derived_facts()
     report.seconds = time.perf_counter() - started
     return report
 
