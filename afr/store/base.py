@@ -359,7 +359,7 @@ class Store(ABC):
     def forget_derived_facts(self) -> None:
         """After a write of vectors or of an index: forget what those may change, keep
         what only a load changes (``SKB_FACTS``). On Spark each fact read again is a
-        statement, and an embed or index reads the schema once per batch."""
+        statement: forgetting them all had an embed read the schema again per batch."""
         facts = self.runtime.facts
         for key in [k for k in facts if (k[0] if isinstance(k, tuple) else k) not in SKB_FACTS]:
             facts.pop(key, None)
