@@ -65,7 +65,8 @@ def test_facts_are_read_again_after_the_store_changes_them(demo_path: Path) -> N
 
 def test_a_write_of_vectors_keeps_the_skbs_facts_and_forgets_the_others(
         demo_path: Path) -> None:
-    # On Spark every fact read again is a statement: an embed reads the schema per batch.
+    # On Spark every fact read again is a statement: forgetting them all on every write of
+    # vectors had an embed read the schema again per batch.
     store = DuckDBStore(demo_path)
     try:
         schema, counts = store.skb_schema(), store.node_type_counts()
