@@ -197,6 +197,31 @@ def test_a_new_store_object_reads_what_was_committed(spark_store, spark_warehous
         again.close()
 
 
+def test_a_view_is_defined_when_a_statement_first_names_its_table(spark_store,
+                                                                  spark_warehouse) -> None:
+    # a store has some 47 tables and a command reads a few: opening one defines no view
+    # (each costs Spark ~30 ms), a statement defines those it names, SHOW lists them all
+    spark_store.init()
+    spark_store.execute("CREATE TABLE afr_t (a BIGINT)")
+    spark_store.execute("INSERT INTO afr_t VALUES (1)")
+    again = open_store(spark_store.url, settings=StoreSettings(
+        spark_warehouse=str(spark_warehouse)), create=False)
+
+    def views() -> set[str]:
+        return {t.name for t in again.spark.catalog.listTables() if t.isTemporary}
+
+    try:
+        assert views() == set()
+        assert again.query("SELECT a FROM afr_t") == [(1,)]
+        assert views() == {"afr_t"}
+        again.execute("INSERT INTO afr_t VALUES (2)")  # a write redefines it when read
+        assert again.query("SELECT sum(a) FROM AFR_T")[0][0] == 3
+        shown = {row[1] for row in again.query("SHOW TABLES")}
+        assert shown == views() == set(again.tables.tables) and "nodes" in shown
+    finally:
+        again.close()
+
+
 def test_a_failed_load_leaves_the_previous_skb(spark_store, tmp_path: Path) -> None:
     good = toy_skb(tmp_path / "good")
     load_skb_dir(spark_store, good, progress=False)

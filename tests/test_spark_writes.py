@@ -103,8 +103,8 @@ _READ_BACK = {  # table: (key column, the columns compared)
 
 def _rows(store, table: str, key: str) -> list[str]:
     column, picked = _READ_BACK[table]
-    return sorted(map(repr, store.spark.sql(
-        f"SELECT {picked} FROM {table} WHERE {column} = :key", args={"key": key}).collect()))
+    return sorted(map(repr, store.frame(
+        f"SELECT {picked} FROM {table} WHERE {column} = :key", {"key": key}).collect()))
 
 
 def test_rows_made_of_parameters_are_written_without_a_job_as_spark_writes_them(
@@ -125,7 +125,7 @@ def test_rows_made_of_parameters_are_written_without_a_job_as_spark_writes_them(
         mine, sparks = _rows(store, table, KEEP), _rows(store, table, SPARK)
         assert mine == sparks and mine, table
     # the default fills in on the driver too, in Spark's clock (UTC)
-    stamps = store.spark.sql("SELECT run_id, created_at FROM runs").collect()
+    stamps = store.frame("SELECT run_id, created_at FROM runs").collect()
     times = {r[0]: r[1] for r in stamps}
     assert abs((times[KEEP] - times[SPARK]).total_seconds()) < 3600
 

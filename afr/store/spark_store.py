@@ -110,6 +110,7 @@ _CONNECT_TIMEOUT_S = 5.0
 JSON_LIST_MIN = 1000
 _PARAM = re.compile(r"(?<![:\w]):([A-Za-z_][A-Za-z0-9_]*)")
 _QUERIES = (exp.Query, exp.Describe, exp.Show)
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # gathered reads: no broadcast joins, one partition per shuffle (see _joins_in_one_job)
 _ONE_JOB = {"spark.sql.autoBroadcastJoinThreshold": "-1", "spark.sql.shuffle.partitions": "1"}
 
@@ -270,22 +271,46 @@ class SparkStore(Store):
         #: Lifted statements run, and the reads they answered (what lifting saved).
         self.lifted_runs = 0
         self.lifted_reads = 0
-        for name in self.tables.tables:
-            self._register(name)
+        self._views_lock = threading.RLock()
+        self._stale_views: set[str] = set(self.tables.tables)  # views defined when named
 
     # -- views ------------------------------------------------------------------------
 
     def _register(self, name: str) -> None:
-        """(Re)define the view ``name`` over the table's current parts."""
-        table = self.tables.tables.get(name)
-        if table is None:
-            self.spark.catalog.dropTempView(name)
+        """Mark the view ``name`` for (re)definition over the table's current parts, done
+        when a statement next names the table (``_spark_sql``): defining a view costs
+        Spark ~30 ms on the driver, and a store has some 47 tables, most of which a
+        command never reads (opening a store defined them all: 1.4 s before ``afr sql``
+        ran anything). A table that no longer exists loses its view now."""
+        with self._views_lock:
+            if name in self.tables.tables:
+                self._stale_views.add(name)
+                return
+            self._stale_views.discard(name)
+        self.spark.catalog.dropTempView(name)
+
+    def _define_views(self, sql: str) -> None:
+        """Define the views marked by ``_register`` that ``sql`` names (a word of its
+        text; a name in a string literal only defines a view early); all of them for a
+        SHOW, which lists them."""
+        if not self._stale_views:
             return
-        paths = [str(self.tables.root / part) for part in table.parts]
-        reader = self.spark.read.schema(table.ddl())
-        frame = reader.parquet(*paths) if paths else self.spark.createDataFrame(
-            [], table.ddl())
-        frame.createOrReplaceTempView(name)
+        with self._views_lock:
+            named = set(self._stale_views) if sql.lstrip()[:4].upper() == "SHOW" else \
+                self._stale_views.intersection(word.lower() for word in _WORD.findall(sql))
+            for name in sorted(named):
+                table = self.tables.tables[name]
+                paths = [str(self.tables.root / part) for part in table.parts]
+                reader = self.spark.read.schema(table.ddl())
+                frame = reader.parquet(*paths) if paths else self.spark.createDataFrame(
+                    [], table.ddl())
+                frame.createOrReplaceTempView(name)
+                self._stale_views.discard(name)
+
+    def _spark_sql(self, sql: str, args: dict[str, Any] | None = None) -> DataFrame:
+        """``spark.sql`` with the views of the tables the statement names defined first."""
+        self._define_views(sql)
+        return self.spark.sql(sql, args or None)
 
     def table_exists(self, table: str) -> bool:
         return table in self.tables.tables or table in self._temps
@@ -349,7 +374,7 @@ class SparkStore(Store):
             if self.read_only:
                 refuse_unsafe(_parsed(sql))  # checked before Spark sees it, as alone
             with _spark_errors():
-                frame = self.spark.sql(*_bind(sql, params))
+                frame = self._spark_sql(*_bind(sql, params))
                 return _schema_key(frame.schema), frame
         except StoreError:
             return alone, None
@@ -440,7 +465,7 @@ class SparkStore(Store):
             VALUES_MARK, f"VALUES {', '.join(rows_sql)} AS afr_pv({names})")
         try:
             with _spark_errors():
-                return self.spark.sql(statement, args or None)
+                return self._spark_sql(statement, args)
         except StoreError:
             self._unlifted.add(sql)
             return None
@@ -514,7 +539,7 @@ class SparkStore(Store):
     def _query(self, sql: str, params: dict[str, Any] | None, max_rows: int | None = None
                ) -> tuple[list[str], list[tuple]]:
         with _spark_errors(), self._progress("spark query"):
-            return self._rows(self.spark.sql(*_bind(sql, params)), max_rows)
+            return self._rows(self._spark_sql(*_bind(sql, params)), max_rows)
 
     @staticmethod
     def _rows(frame: DataFrame, max_rows: int | None = None
@@ -536,7 +561,7 @@ class SparkStore(Store):
     def frame(self, sql: str, params: dict[str, Any] | None = None) -> DataFrame:
         """The rows of a query as a Spark DataFrame (not yet computed)."""
         with _spark_errors():
-            return self.spark.sql(*_bind(sql, params))
+            return self._spark_sql(*_bind(sql, params))
 
     def _progress(self, desc: str) -> AbstractContextManager[None]:
         """Spark's progress of the statement run in the block, as afr's bar (when shown)."""
@@ -603,7 +628,7 @@ class SparkStore(Store):
         table is small enough for the driver, else by Spark."""
         if len(self.tables.table(name).parts) > MAX_PARTS and \
                 not self._rewrite_on_driver(name, None, None):
-            self._rewrite(name, self.spark.table(name))
+            self._rewrite(name, self.frame(f"SELECT * FROM {name}"))
 
     def _append_from_params(self, name: str, select: str, params: dict[str, Any] | None
                             ) -> bool:
