@@ -96,3 +96,25 @@ def test_rows_read_by_name_and_position(demo_path: Path) -> None:
         assert store.node_details([]) == {}
     finally:
         store.close()
+
+
+def test_afr_info_reads_the_meta_once(demo_path: Path) -> None:
+    # the version, the SKB's name, where it came from and the index's state are meta
+    # values: one read of the meta serves them all (on Spark each read is ~1 s cold)
+    from afr.store.summary import describe_store
+
+    store = DuckDBStore(demo_path)
+    read: list[str] = []
+    query = store.query_with_columns
+
+    def counted(sql: str, *args, **kwargs):
+        read.append(sql)
+        return query(sql, *args, **kwargs)
+
+    store.query_with_columns = counted  # type: ignore[method-assign]
+    try:
+        summary = describe_store(store)
+        assert summary["nodes"] > 0 and summary["source"]
+        assert sum("afr_meta" in sql for sql in read) == 1, read
+    finally:
+        store.close()

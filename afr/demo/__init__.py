@@ -59,10 +59,10 @@ def _holds_ready_demo(store: Store) -> bool:
     # (`afr info` would suggest commands for them that reach ./afr.duckdb, not the demo).
     return (store.schema_version() == SCHEMA_VERSION and bool(store.skb_name())
             and store.embedding_model("doc_rel") is not None
-            and store.get_meta(DOCUMENTS_VERSION_KEY) == DOCUMENTS_VERSION
-            and store.get_meta("skb_edge_pairs") is not None
+            and store.meta_fact(DOCUMENTS_VERSION_KEY) == DOCUMENTS_VERSION
+            and store.meta_fact("skb_edge_pairs") is not None
             and store.has_lower_texts()
-            and store.get_meta(POSTINGS_VERSION_KEY) is not None
+            and store.meta_fact(POSTINGS_VERSION_KEY) is not None
             and has_lexical_index(store)
             and index_tokenizer(store) == Tokenizer.of(BM25Settings()))
 

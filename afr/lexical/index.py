@@ -155,6 +155,6 @@ def lexical_state(store: Store) -> LexicalState | None:
     row = store.run("lexical/counts.sql")[0]
     mapped = memory.memory_postings(store) is not None
     return LexicalState(int(row.indexed), int(row.nodes), int(row.postings), int(row.terms),
-                        store.get_meta(_STALE) == "true",
+                        store.meta_fact(_STALE) == "true",
                         str(memory.postings_path(store)) if mapped else None,
                         store.maps_postings)

@@ -513,7 +513,7 @@ class Store(ABC):
         def read() -> int:
             if not self.table_exists("afr_meta"):
                 return 0
-            value = self.get_meta("schema_version")
+            value = self.meta_fact("schema_version")  # with the rest of the meta, once
             return int(value) if value else 0
 
         return self.fact("schema_version", read)
@@ -559,7 +559,7 @@ class Store(ABC):
             return self.runtime.facts["schema"].name
         if self.schema_version() == 0:
             return None
-        return self.get_meta("skb_name")
+        return self.meta_fact("skb_name")
 
     def require_skb(self) -> str:
         name = self.skb_name()

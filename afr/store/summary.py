@@ -38,8 +38,8 @@ def describe_store(store: Store) -> dict[str, Any]:
             for r in store.run("meta/embeddings.sql")
         ],
         "server_memory": _server_memory(store),
-        "loaded_at": store.get_meta("skb_loaded_at"),
-        "source": store.get_meta("skb_source"),
+        "loaded_at": store.meta_fact("skb_loaded_at"),
+        "source": store.meta_fact("skb_source"),
     })
     return summary
 
