@@ -292,12 +292,12 @@ class SparkStore(Store):
     def _define_views(self, sql: str) -> None:
         """Define the views marked by ``_register`` that ``sql`` names (a word of its
         text; a name in a string literal only defines a view early); all of them for a
-        SHOW, which lists them."""
+        SHOW, which lists them (wherever the word stands: a comment may come first)."""
         if not self._stale_views:
             return
+        words = {word.lower() for word in _WORD.findall(sql)}
         with self._views_lock:
-            named = set(self._stale_views) if sql.lstrip()[:4].upper() == "SHOW" else \
-                self._stale_views.intersection(word.lower() for word in _WORD.findall(sql))
+            named = set(self._stale_views) if "show" in words else self._stale_views & words
             for name in sorted(named):
                 table = self.tables.tables[name]
                 paths = [str(self.tables.root / part) for part in table.parts]
