@@ -19,14 +19,16 @@ from pathlib import Path
 import pytest
 from afr.cli.main import cli
 from click.testing import CliRunner
-from skbutil import toy_skb
+from skbutil import TOY_SCHEMA, toy_skb, write_skb
 
+from afr.embed import make_embedder
 from afr.errors import LoadError, StoreError
 from afr.load import load_skb_dir
 from afr.settings import StoreSettings
 from afr.store import open_store, store_kind
 from afr.store.dialect import SPARK
 from afr.store.spark_store import JSON_LIST_MIN, _bind, parse_spark_url
+from afr.vectors import embed_store
 
 
 def test_the_url_rule() -> None:
@@ -233,6 +235,40 @@ def test_a_failed_load_leaves_the_previous_skb(spark_store, tmp_path: Path) -> N
         load_skb_dir(spark_store, bad, replace=True, progress=False)
     assert spark_store.query("SELECT count(*) FROM nodes")[0][0] == before > 0
     assert spark_store.skb_name() == "toy"
+
+
+def test_a_replace_writes_the_catalogues_duckdb_writes(spark_store, tmp_path: Path) -> None:
+    # a rebuild of the vectors and the reload drop tables (sqlglot ≥ 30.20 parses a DROP's
+    # table into a list; the Spark store read only the old place) and the reload
+    # writes each catalogue in one write: booleans, NULLs and counts as on DuckDB
+    load_skb_dir(spark_store, toy_skb(tmp_path / "first"), progress=False)
+    embedder = make_embedder("hash")
+    embed_store(spark_store, embedder, progress=False)
+    embed_store(spark_store, embedder, rebuild=True, progress=False)  # DROP, then RENAME
+    assert spark_store.query("SELECT count(*) FROM emb_doc")[0][0] == 8
+    other = dict(TOY_SCHEMA, name="other", directed=False)
+    other["edge_types"] = {t: dict(e, directed=True) if t == "cites" else e
+                           for t, e in TOY_SCHEMA["edge_types"].items()}
+    other["edge_types"]["related"] = {"label": "related_to"}  # no end types: NULLs
+    skb = write_skb(tmp_path / "other", other,
+                    [{"id": 1, "type": "paper", "name": "only"}], [])
+    report = load_skb_dir(spark_store, skb, replace=True, progress=False)
+    duck = open_store(tmp_path / "duck.duckdb")
+    try:
+        load_skb_dir(duck, skb, progress=False)
+        for table in ("node_types", "edge_types"):
+            statement = f"SELECT * FROM {table} ORDER BY type"
+            assert spark_store.query(statement) == duck.query(statement), table
+        # the SKB's own meta (DuckDB adds keys of its own indexes)
+        meta = "SELECT key, value FROM afr_meta WHERE key IN ('skb_name', " \
+               "'skb_description', 'skb_directed', 'skb_int_ids', 'skb_edge_pairs') ORDER BY key"
+        assert spark_store.query(meta) == duck.query(meta)
+    finally:
+        duck.close()
+    assert report.replaced and spark_store.skb_name() == "other"
+    assert not spark_store.table_exists("emb_doc")
+    directed = dict(spark_store.query("SELECT type, directed FROM edge_types"))
+    assert directed["cites"] is True and False in directed.values()
 
 
 def test_a_newer_schema_version_is_refused(spark_store) -> None:

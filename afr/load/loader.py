@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -120,20 +120,33 @@ def load_staged(
 
 
 def _write_types(store: Store, schema: SkbSchema, staging: duckdb.DuckDBPyConnection) -> None:
-    """The node and edge types, with how many of each the store now holds."""
+    """The node and edge types, with how many of each the store now holds: one write per
+    catalogue (on Spark each INSERT is a job of its own)."""
     counts = {(kind, t): int(n) for kind, t, n in staged_type_counts(staging)}
-    for t in schema.node_types.values():
-        store.run("load/insert_node_type.sql", {
-            "type": t.type, "label": t.label, "description": t.description,
-            "is_candidate": t.is_candidate, "count": counts.get(("node", t.type), 0),
-        })
-    for e in schema.edge_types.values():
-        store.run("load/insert_edge_type.sql", {
-            "type": e.type, "label": e.label, "description": e.description,
-            "source_type": e.source_type, "target_type": e.target_type,
-            "count": counts.get(("edge", e.type), 0),
-            "directed": schema.edge_directed(e.type),
-        })
+    nodes = list(schema.node_types.values())
+    store.write_rows("node_types", {
+        "type": _texts(t.type for t in nodes),
+        "label": _texts(t.label for t in nodes),
+        "description": _texts(t.description for t in nodes),
+        "is_candidate": np.asarray([bool(t.is_candidate) for t in nodes], dtype=bool),
+        "node_count": np.asarray([counts.get(("node", t.type), 0) for t in nodes],
+                                 dtype=np.int64),
+    })
+    edges = list(schema.edge_types.values())
+    store.write_rows("edge_types", {
+        "type": _texts(e.type for e in edges),
+        "label": _texts(e.label for e in edges),
+        "description": _texts(e.description for e in edges),
+        "source_type": _texts(e.source_type for e in edges),
+        "target_type": _texts(e.target_type for e in edges),
+        "edge_count": np.asarray([counts.get(("edge", e.type), 0) for e in edges],
+                                 dtype=np.int64),
+        "directed": np.asarray([schema.edge_directed(e.type) for e in edges], dtype=bool),
+    })
+
+
+def _texts(values: Iterable[str | None]) -> np.ndarray:
+    return np.asarray(list(values), dtype=object)
 
 
 def _write_attributes(store: Store, staging: duckdb.DuckDBPyConnection) -> None:
@@ -163,5 +176,4 @@ def _write_meta(store: Store, schema: SkbSchema, staging: duckdb.DuckDBPyConnect
         # which node types each edge type connects (afr.ground.compile)
         "skb_edge_pairs": json.dumps(staged_edge_pairs(staging)),
     }
-    for key, value in meta.items():
-        store.set_meta(key, value)
+    store.set_meta_many(meta)

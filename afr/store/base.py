@@ -550,6 +550,19 @@ class Store(ABC):
         self.forget_facts()
         self.run("meta/set.sql", {"key": key, "value": value})
 
+    def set_meta_many(self, values: dict[str, str]) -> None:
+        """Set several meta values in two statements, not two per key: on Spark each
+        statement that writes is a job of its own."""
+        import numpy as np
+
+        self.forget_facts()
+        keys = list(values)
+        self.run("meta/delete_many.sql", {"keys": keys})
+        self.write_rows("afr_meta", {
+            "key": np.asarray(keys, dtype=object),
+            "value": np.asarray(list(values.values()), dtype=object),
+        })
+
     def delete_meta(self, key: str) -> None:
         self.forget_facts()
         self.run("meta/delete.sql", {"key": key})

@@ -865,14 +865,19 @@ def _create(store: SparkStore, statement: exp.Create, params: dict | None) -> No
 
 
 def _drop(store: SparkStore, statement: exp.Drop, params: dict | None) -> None:
-    name = _table_name(statement.this)
+    # sqlglot keeps a DROP's tables in "tables" (a list; "this" is empty)
+    for table in statement.args.get("tables") or [statement.this]:
+        _drop_one(store, _table_name(table), exists=bool(statement.args.get("exists")))
+
+
+def _drop_one(store: SparkStore, name: str, *, exists: bool) -> None:
     if name in store._temps:
         store._temps.discard(name)
         store.spark.catalog.dropTempView(name)
     elif name in store.tables.tables:
         del store.tables.tables[name]
         store._register(name)
-    elif not statement.args.get("exists"):
+    elif not exists:
         raise StoreError(f"Spark: no table {name!r} to drop")
 
 

@@ -1,0 +1,1 @@
+DELETE FROM afr_meta WHERE key IN (SELECT unnest(CAST($keys AS VARCHAR[])))
