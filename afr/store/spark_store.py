@@ -223,10 +223,17 @@ def json_columns() -> frozenset[str]:
 
 @lru_cache(maxsize=2048)
 def _parsed(sql: str) -> exp.Expression:
+    # sqlglot warns on stderr when it keeps a statement it cannot parse (SHOW TABLES) as a
+    # command: Spark judges those, and `afr sql "SHOW TABLES"` should print only tables
+    quiet = logging.getLogger("sqlglot")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
     try:
         return parse_one(sql, read="spark")
     except SqlglotError:
         return exp.Command(this=sql)  # Spark itself judges it (and names the error)
+    finally:
+        quiet.setLevel(level)
 
 
 class SparkStore(Store):
