@@ -221,6 +221,12 @@ def json_columns() -> frozenset[str]:
     return frozenset(names)
 
 
+def _is_show(statement: exp.Expression) -> bool:
+    """SHOW TABLES, SHOW COLUMNS …: sqlglot's Spark dialect keeps them as commands it does
+    not parse (exp.Show is MySQL's); each only lists what the catalogue holds."""
+    return isinstance(statement, exp.Command) and str(statement.this).upper() == "SHOW"
+
+
 @lru_cache(maxsize=2048)
 def _parsed(sql: str) -> exp.Expression:
     # sqlglot warns on stderr when it keeps a statement it cannot parse (SHOW TABLES) as a
@@ -527,7 +533,7 @@ class SparkStore(Store):
         statement = _parsed(sql)
         if self.read_only:
             refuse_unsafe(statement)
-        if isinstance(statement, _QUERIES):
+        if isinstance(statement, _QUERIES) or _is_show(statement):
             return self._query(sql, params, max_rows)
         if self.read_only:
             first = sql.split(None, 1)[0].upper()
