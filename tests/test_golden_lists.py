@@ -5,6 +5,10 @@ is captured and how: tests/golden.py).
 
 Everything is captured again through the command line, DuckDB in this process while a
 child process captures PostgreSQL, and compared key by key.
+
+Vector similarities are float32 sums, whose last bit depends on the CPU's kernels: two
+nodes one float32 step apart may swap places on another machine (seen once: prime
+question 1, nodes 1596 and 1727, 7.6e-8 apart in float64; the file holds the exact order).
 """
 
 from __future__ import annotations
