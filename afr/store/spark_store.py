@@ -227,19 +227,21 @@ def _is_show(statement: exp.Expression) -> bool:
     return isinstance(statement, exp.Command) and str(statement.this).upper() == "SHOW"
 
 
+def _not_a_command_fallback(record: logging.LogRecord) -> bool:
+    """sqlglot warns on stderr when it keeps a statement it cannot parse (SHOW TABLES) as
+    a command; Spark judges those, and `afr sql "SHOW TABLES"` should print only tables."""
+    return "Falling back to parsing as a 'Command'" not in record.getMessage()
+
+
+logging.getLogger("sqlglot").addFilter(_not_a_command_fallback)
+
+
 @lru_cache(maxsize=2048)
 def _parsed(sql: str) -> exp.Expression:
-    # sqlglot warns on stderr when it keeps a statement it cannot parse (SHOW TABLES) as a
-    # command: Spark judges those, and `afr sql "SHOW TABLES"` should print only tables
-    quiet = logging.getLogger("sqlglot")
-    level = quiet.level
-    quiet.setLevel(logging.ERROR)
     try:
         return parse_one(sql, read="spark")
     except SqlglotError:
         return exp.Command(this=sql)  # Spark itself judges it (and names the error)
-    finally:
-        quiet.setLevel(level)
 
 
 class SparkStore(Store):
