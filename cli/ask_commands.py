@@ -217,17 +217,22 @@ def _exit_for_llm(store, result, *, with_reason: bool = False) -> None:
 @click.option("--target-type", metavar="TYPE",
               help="The answer type, as step 1 of `afr ask` predicts it: in strict mode it "
                    "types a target the Cypher leaves without a known label.")
+@click.option("--question", metavar="TEXT",
+              help="The question the Cypher was written for: the relations it names are "
+                   "added beside those the Cypher chose, as `afr ask` adds them.")
 @top_option("Answers to print (with --run).")
 @pass_ctx
 @handle_errors
 def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it: bool,
-           fix_it: bool, settings, target_type: str | None, top: int) -> None:
+           fix_it: bool, settings, target_type: str | None, question: str | None,
+           top: int) -> None:
     """Parse a Cypher query (no LLM) and show what afr makes of it (CYPHER `-`: read it
     from stdin).
 
     The deterministic fixes `afr ask` applies (labels and relations matched to the
     schema, "did you mean", reversed relations, unknown properties, a missing RETURN)
-    are listed on stderr, each under the place it concerns.
+    are listed on stderr, each under the place it concerns; with --question, also the
+    relations the question names beside those the Cypher chose.
     Without options: the (fixed) query graph in short. --json: the full query graph
     with its fixes. --fix: the fixed Cypher.
     --sql: the SQL that grounds it. --run: run symbol retrieval and grounding and
@@ -249,7 +254,7 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
     text, graph = parsed
     store = ctx.open(writes_nothing=True)  # offline and unlogged
     report = explain_cypher(store, settings, text, graph, target_type=target_type,
-                            ground=run_it or show_sql, sql=show_sql)
+                            ground=run_it or show_sql, sql=show_sql, question=question)
     _print_fixes(text, report.fixed.fixes)
     if fix_it:
         click.echo(render_cypher(report.fixed.graph))
@@ -397,7 +402,8 @@ def _print_graph(data: dict, query: str) -> None:
     for t in data["triplets"]:
         arrow = "->" if t["directed"] else "-"
         hops = "" if t["max_hops"] == 1 else f"*{t['min_hops']}..{t['max_hops']}"
-        click.echo(f"  ({t['head']})-[:{t['edge'] or ''}{hops}]{arrow}({t['tail']})")
+        edges = "|".join([t["edge"] or "", *t.get("alternatives", ())])
+        click.echo(f"  ({t['head']})-[:{edges}{hops}]{arrow}({t['tail']})")
     for d in data["dropped"]:
         click.echo(f"  dropped{where(d['text'], query)}: {d['text']!r} — {d['reason']}")
         pos = locate_text(d["text"], query)

@@ -107,8 +107,8 @@ def llm_client(store: Store, settings: Settings) -> LLMClient | None:
 
 
 def explain_cypher(store: Store, settings: Settings, text: str, graph: QueryGraph, *,
-                   target_type: str | None = None, ground: bool = False, sql: bool = False
-                   ) -> CypherReport:
+                   target_type: str | None = None, ground: bool = False, sql: bool = False,
+                   question: str | None = None) -> CypherReport:
     """`afr cypher`: what AF makes of a Cypher query — the same steps 3–5, with the same
     settings, as an ask — offline and unlogged (``afr.methods.af.cypher_report``)."""
     from afr.methods.af.cypher_report import report_cypher
@@ -116,7 +116,7 @@ def explain_cypher(store: Store, settings: Settings, text: str, graph: QueryGrap
     session = open_session(store, with_values(settings, {"llm.offline": True,
                                                          "ask.log": False}))
     return report_cypher(session, text, graph, target_type=target_type, ground=ground,
-                         sql=sql)
+                         sql=sql, question=question)
 
 
 def ask(store: Store, question: str, settings: Settings | None = None) -> AskResult:

@@ -29,18 +29,19 @@ class CypherReport:
 
 
 def report_cypher(session: Session, text: str, graph: QueryGraph, *,
-                  target_type: str | None = None, ground: bool = False, sql: bool = False
-                  ) -> CypherReport:
-    """What AF makes of ``text`` (parsed as ``graph``) with ``session``'s settings."""
+                  target_type: str | None = None, ground: bool = False, sql: bool = False,
+                  question: str | None = None) -> CypherReport:
+    """What AF makes of ``text`` (parsed as ``graph``) with ``session``'s settings, as
+    written for ``question`` (its named relations added, as an ask adds them)."""
     node_type = session.schema.node_type(target_type)
     if target_type is not None and node_type is None:
         raise AfrError(f"--target-type {target_type}: not a node type of this SKB (see "
                        "'afr info')")
     fixed = fix_cypher(graph, session.schema, session.catalog, target_type=node_type,
-                       enabled=session.settings.af.fix)
+                       enabled=session.settings.af.fix, question=question)
     if not (ground or sql):
         return CypherReport(text, graph, fixed, node_type)
-    grounded = ground_cypher(session, text, target_type=node_type)
+    grounded = ground_cypher(session, text, target_type=node_type, question=question)
     compiled = None
     if sql:
         if grounded.query is None:

@@ -19,6 +19,7 @@ from afr.cypher.model import is_text_condition
 from afr.errors import AfrError
 from afr.ground import GroundingQuery, GroundingResult, GSymbol, GTriplet, ground
 from afr.ground.run import witnesses
+from afr.methods.af.named_relations import add_named_relations
 from afr.methods.af.symbols import SymbolCandidates, complete_symbols, retrieve_symbols
 from afr.methods.base import Session
 from afr.retrieval.candidate import Candidate
@@ -78,14 +79,15 @@ def grounding_query(resolved: ResolvedQuery, symbols: dict[str, SymbolCandidates
 
 
 def ground_cypher(session: Session, cypher: str, *, target_type: str | None = None,
-                  timer: Timer | None = None) -> GroundedCypher:
+                  timer: Timer | None = None, question: str | None = None) -> GroundedCypher:
     """Steps 3 (parse, resolve), 4 (symbol candidates) and 5 (grounding) of ``cypher``
-    with the session's store and settings."""
+    with the session's store and settings; ``question``: the question the Cypher was
+    written for, whose named relations the fixes add (``fix_cypher``)."""
     timer = timer or Timer({})
     schema, catalog, af = session.schema, session.catalog, session.settings.af
     with timer.step("3_parse"):
         fixed = fix_cypher(parse_cypher(cypher), schema, catalog, target_type=target_type,
-                           enabled=af.fix)
+                           enabled=af.fix, question=question)
         resolved = resolve(fixed.graph, schema, mode=af.mode,
                            use_edge_types=af.use_edge_types, target_type=target_type)
         # A condition the fixes dropped (no such attribute) stays a hint: step 4 folds
@@ -217,13 +219,19 @@ def _fewer_than_k_can_answer(out: GroundedCypher, k: int) -> bool:
 
 
 def fix_cypher(graph: QueryGraph, schema: SkbSchema, catalog: AttributeCatalog, *,
-               target_type: str | None = None, enabled: bool = True) -> FixResult:
+               target_type: str | None = None, enabled: bool = True,
+               question: str | None = None) -> FixResult:
     """Step 3a on a parsed query: the deterministic fixes, with the store's attribute
-    catalogue (the graph as it is when ``enabled`` is off)."""
+    catalogue, then (given the ``question``) the relations it names beside those the
+    query chose (``afr.methods.af.named_relations``); the graph as it is when
+    ``enabled`` is off."""
     if not enabled:
         return FixResult(graph)
     attributes = {t: catalog.entries.get(t, {}) for t in schema.node_types}
-    return fix_query_graph(graph, schema, attributes, target_type=target_type)
+    fixed = fix_query_graph(graph, schema, attributes, target_type=target_type)
+    if question is not None:
+        fixed.fixes.extend(add_named_relations(fixed.graph, schema, question))
+    return fixed
 
 
 def with_provenance(store: Store, query: GroundingQuery, graph: Sequence[Candidate], *,

@@ -50,7 +50,7 @@ def relation_links(store: Store, question: str, schema: SkbSchema, target_type: 
     words = tokens(question)
     stem = _stem_of(store)
     found: list[RelationLink] = []
-    named = _named_relations(schema, target_type, words)
+    named = named_relations(schema, target_type, words)
     for at in sorted({r.at for r in named}):
         here = [r for r in named if r.at == at]
         own = set().union(*(r.own for r in here))
@@ -67,7 +67,7 @@ def relation_links(store: Store, question: str, schema: SkbSchema, target_type: 
 
 
 @dataclass(frozen=True)
-class _Named:
+class NamedRelation:
     edge_type: str
     other: str  # the type at its other end
     forward: bool  # stored as answer → other
@@ -75,8 +75,8 @@ class _Named:
     own: frozenset[str]  # its label's own words (their first letters)
 
 
-def _named_relations(schema: SkbSchema, target_type: str,
-                     words: list[tuple[str, int, int]]) -> list[_Named]:
+def named_relations(schema: SkbSchema, target_type: str,
+                    words: list[tuple[str, int, int]]) -> list[NamedRelation]:
     """The relations of the target type the question names by its label's own words (the
     end types' names aside, as in the offline formalizer), where it first names each."""
     out = []
@@ -91,7 +91,7 @@ def _named_relations(schema: SkbSchema, target_type: str,
             continue
         forward = e.source_type == target_type
         other = e.target_type if forward else e.source_type
-        out.append(_Named(e.type, other, forward, at, own))
+        out.append(NamedRelation(e.type, other, forward, at, own))
     return out
 
 
@@ -104,8 +104,8 @@ def _stem_of(store: Store) -> Tokenizer:
     return index_tokenizer(store) or Tokenizer(stemmer="english", stopwords=False)
 
 
-def _link_by_stem(store: Store, word: str, span: tuple[int, int], named: list[_Named],
-                  tokenizer: Tokenizer) -> RelationLink | None:
+def _link_by_stem(store: Store, word: str, span: tuple[int, int],
+                  named: list[NamedRelation], tokenizer: Tokenizer) -> RelationLink | None:
     """The link of ``word`` to a node at the other end of one of ``named`` whose name, in
     a dictionary form, has the word's stem: the first relation (in the schema's order)
     whose other end has such a node, less sure when several ends have one."""

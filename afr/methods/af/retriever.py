@@ -59,8 +59,12 @@ class AfRetriever:
                ) -> tuple[GroundedCypher, RepairRound | None, str]:
         """Steps 3–5 of the formalized Cypher, and the repair round when it needs one:
         (what grounded, the round, the Cypher used)."""
+        # The question's own words check the relations of a Cypher it did not write
+        # (the offline formalizer's are read from those words already).
+        question_text = question.text if formalized.by != "offline" else None
         grounded = ground_cypher(self.session, formalized.cypher,
-                                 target_type=formalized.target_type, timer=turn.timer)
+                                 target_type=formalized.target_type, timer=turn.timer,
+                                 question=question_text)
         # The repair round rewrites the LLM's own Cypher; a given (replayed, hand-written)
         # query only when asked for explicitly (--repair).
         repair_setting = self.session.settings.af.repair
@@ -80,7 +84,7 @@ class AfRetriever:
             done, used = repair_round(
                 turn.llm, question, formalized.cypher, grounded, s.schema,
                 ground=lambda text: ground_cypher(s, text, target_type=formalized.target_type,
-                                                  timer=scratch),
+                                                  timer=scratch, question=question),
                 target_type=formalized.target_type, examples=examples,
                 l_max=s.settings.af.l_max, model=s.settings.llm.steps.cypher.model,
                 effort=s.settings.llm.steps.cypher.effort,
