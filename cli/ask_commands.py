@@ -255,7 +255,8 @@ def cypher(ctx: Context, cypher_text: str, as_json: bool, show_sql: bool, run_it
     store = ctx.open(writes_nothing=True)  # offline and unlogged
     report = explain_cypher(store, settings, text, graph, target_type=target_type,
                             ground=run_it or show_sql, sql=show_sql, question=question)
-    _print_fixes(text, report.fixed.fixes)
+    # the grounding's own fixes too (a relationship turned round by the data)
+    _print_fixes(text, report.grounded.fixes if report.grounded else report.fixed.fixes)
     if fix_it:
         click.echo(render_cypher(report.fixed.graph))
     if report.grounded is None:

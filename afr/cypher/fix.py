@@ -59,7 +59,9 @@ from afr.store.skb import SkbSchema
 
 __all__ = ["FIX_KINDS", "Fix", "FixResult", "fix_query_graph"]
 
-# Every kind a Fix can have, in the order the repairs run.
+# Every kind of Fix ``fix_query_graph`` makes, in the order the repairs run. Two more
+# need more than the schema: the question's words (``edge_named``,
+# afr.methods.af.named_relations) and the data (``direction_data``, afr.methods.af.grounding).
 FIX_KINDS = (
     "node_label",        # case / separators / plural: Drugs → drug
     "node_label_typo",   # edit distance: Diseaze → disease

@@ -115,8 +115,10 @@ class AfSettings:
         "field_of_study (the paper's Table 21); repeatable.", flag="--hide-type",
         metavar="TYPE")
     fix: bool = knob(True, "Deterministic fixes of labels, relations, directions, "
-                     "properties and RETURN before resolving (--no-fix: the Cypher as "
-                     "written).", flag="--fix", flag_value=True, off_flag="--no-fix")
+                     "properties and RETURN before resolving, the relations the question "
+                     "names beside a wrong one, and a same-type relation the data has only "
+                     "the other way round (--no-fix: the Cypher as written).",
+                     flag="--fix", flag_value=True, off_flag="--no-fix")
     repair: bool | None = knob(
         None, "One LLM repair round for a Cypher query that cannot be read, names what the "
         "schema lacks or matches nothing [default: on when an LLM is configured, for the "

@@ -28,6 +28,9 @@ from afr.retrieval.timing import Timer
 from afr.store.base import Store
 from afr.store.skb import SkbSchema
 
+# The kind of the fix ``_ground_turned`` makes (the schema's own fixes: afr.cypher.fix).
+DIRECTION_DATA = "direction_data"
+
 
 @dataclass
 class GroundedCypher:
@@ -97,6 +100,8 @@ def ground_cypher(session: Session, cypher: str, *, target_type: str | None = No
                 resolved.symbols[var].conditions += conditions
     out = GroundedCypher(fixed.graph, resolved, fixed.fixes, timings=timer.timings)
     _ground_texts_first(session, out, timer)
+    if af.fix and not _first_level_answers(out):  # a relationship written backwards?
+        _ground_turned(session, out, timer)
     if not grounded_count(out) and session.settings.af.relax:
         _ground_relaxed(session, out, timer)
     return out
@@ -139,6 +144,60 @@ def _ground_relaxed(session: Session, out: GroundedCypher, timer: Timer) -> None
                                          f"{l_max} best candidates for each named node): "
                                          f"grounded on {what} alone ({found} "
                                          f"answer{'s' * (found != 1)})")
+            return
+
+
+def _first_level_answers(grounded: GroundedCypher) -> bool:
+    """Whether the grounding found answers at its first scope level (the constants'
+    own best matches)."""
+    result = grounded.result
+    return bool(result and result.answers and result.levels
+                and result.answers[0][1] <= result.levels[0])
+
+
+def _turnable(store: Store, resolved: ResolvedQuery, schema: SkbSchema,
+              symbols: dict[str, SymbolCandidates]) -> list[int]:
+    """The one-hop directed relationships between the target and a constant, with one
+    node type at both ends, that the data has only the other way round: the nodes of the
+    constant's exact name have no such edge as written, and have some turned round."""
+    out = []
+    for i, t in enumerate(resolved.triplets):
+        if not t.directed or t.max_hops != 1 or t.alternatives or t.edge_type is None \
+                or resolved.target not in (t.head, t.tail) or t.head == t.tail:
+            continue
+        var = t.tail if t.head == resolved.target else t.head
+        named, e = symbols.get(var), schema.edge_types.get(t.edge_type)
+        if named is None or not named.constant or named.exact == 0 or named.pattern \
+                or e is None or e.source_type != e.target_type \
+                or not schema.edge_directed(t.edge_type):
+            continue
+        ((leaving, reaching),) = store.run("ground/edge_sides.sql", {
+            "ids": named.ids[:named.exact], "type": t.edge_type})
+        written, turned = (leaving, reaching) if var == t.head else (reaching, leaving)
+        if written == 0 and turned > 0:
+            out.append(i)
+    return out
+
+
+def _ground_turned(session: Session, out: GroundedCypher, timer: Timer) -> None:
+    """No answer at the first scope level: a relationship between two nodes of one type
+    may be written the wrong way round (the schema allows both). One the data has only
+    the other way round is turned, when the query so grounds answers at the first level."""
+    for i in _turnable(session.store, out.resolved, session.schema, out.symbols):
+        t = out.resolved.triplets[i]
+        turned = replace(out.resolved, triplets=[
+            *out.resolved.triplets[:i], replace(t, head=t.tail, tail=t.head),
+            *out.resolved.triplets[i + 1:]])
+        part = GroundedCypher(out.graph, turned, out.fixes, timings=out.timings)
+        _ground_texts_first(session, part, timer)
+        if _first_level_answers(part):
+            out.resolved, out.symbols = turned, part.symbols
+            out.query, out.result = part.query, part.result
+            out.fixes = [*out.fixes, Fix(
+                DIRECTION_DATA, f"({t.head})-[:{t.edge_label}]->({t.tail})",
+                f"({t.head})->({t.tail})", f"({t.tail})->({t.head})",
+                f"the named node has no {t.edge_type} edge this way round, and has some "
+                f"the other; turned, {len(part.result.answers)} answers")]
             return
 
 
