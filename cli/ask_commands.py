@@ -297,7 +297,7 @@ def _parse_or_explain(cypher_text: str, *, as_json: bool):
 
 def _print_grounding_json(store, report, *, run: bool, top: int) -> None:
     """--sql and/or --run as one JSON object: the SQL and what it covers, the answers."""
-    data: dict = {"fixes": [dataclasses.asdict(f) for f in report.fixed.fixes]}
+    data: dict = {"fixes": [dataclasses.asdict(f) for f in report.grounded.fixes]}
     res = report.grounded.result
     if report.compiled is not None:
         compiled = report.compiled

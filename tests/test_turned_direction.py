@@ -6,6 +6,7 @@ written direction grounds answers at the first level. DuckDB and PostgreSQL."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from afr.cli.main import cli
@@ -108,6 +109,10 @@ def test_afr_cypher_run_lists_the_turn(duck_store: Store, tmp_path: Path) -> Non
     assert out.exit_code == 0, out.output
     assert f"fix: {DIRECTION_DATA}" in out.stderr
     assert "snore" in out.stdout and "dream" in out.stdout
+    out = CliRunner().invoke(cli, ["--db", str(tmp_path / "afr.duckdb"), "cypher", REVERSED,
+                                   "--run", "--json"])
+    assert out.exit_code == 0, out.output
+    assert [f["kind"] for f in json.loads(out.stdout)["fixes"]] == [DIRECTION_DATA]
 
 
 def test_spark_counts_the_sides_duckdb_counts(duck_store: Store, spark_store: Store,
