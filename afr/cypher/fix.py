@@ -57,7 +57,7 @@ from afr.cypher.model import (
 )
 from afr.store.skb import SkbSchema
 
-__all__ = ["FIX_KINDS", "Fix", "FixResult", "fix_query_graph"]
+__all__ = ["FIX_KINDS", "Fix", "FixResult", "fix_query_graph", "symbol_type", "triplet_text"]
 
 # Every kind of Fix ``fix_query_graph`` makes, in the order the repairs run. Two more
 # need more than the schema: the question's words (``edge_named``,
@@ -265,14 +265,14 @@ def _fix_node_labels(graph: QueryGraph, schema: SkbSchema, fixes: list[Fix]) -> 
 def _fix_edge_labels(graph: QueryGraph, schema: SkbSchema, fixes: list[Fix]) -> None:
     names = {t.type: (t.type, t.label) for t in schema.edge_types.values()}
     for i, t in enumerate(graph.triplets):
-        ends = (_node_type(graph, schema, t.head), _node_type(graph, schema, t.tail))
+        ends = (symbol_type(graph, schema, t.head), symbol_type(graph, schema, t.tail))
         edges = list(t.edges)
         for j, edge in enumerate(edges):
             found = _edge_fix(edge, names, schema, ends)
             if found is None:
                 continue
             edge_type, kind, note = found
-            fixes.append(Fix(kind, _trip_text(t), edge, edge_type, note))
+            fixes.append(Fix(kind, triplet_text(t), edge, edge_type, note))
             edges[j] = edge_type
         if edges != list(t.edges):
             # two alternatives fixed to one type are one alternative
@@ -303,8 +303,9 @@ def _edge_fix(edge: str, names: dict[str, tuple[str, str]], schema: SkbSchema,
     return edge_type, kind, note
 
 
-def _node_type(graph: QueryGraph, schema: SkbSchema, var: str) -> str | None:
-    sym = graph.symbols.get(var)
+def symbol_type(graph: QueryGraph, schema: SkbSchema, var: str | None) -> str | None:
+    """The schema's node type of ``var``'s label (None: no such symbol, or no such type)."""
+    sym = graph.symbols.get(var or "")
     return schema.node_type(sym.label) if sym is not None else None
 
 
@@ -428,8 +429,8 @@ def _fix_directions(graph: QueryGraph, schema: SkbSchema, fixes: list[Fix]) -> N
         if (e is None or e.source_type is None or e.target_type is None
                 or not schema.edge_directed(e.type)):
             continue
-        head = _node_type(graph, schema, t.head)
-        tail = _node_type(graph, schema, t.tail)
+        head = symbol_type(graph, schema, t.head)
+        tail = symbol_type(graph, schema, t.tail)
         if head is None and tail is None:
             continue
         forward = head in (None, e.source_type) and tail in (None, e.target_type)
@@ -437,7 +438,7 @@ def _fix_directions(graph: QueryGraph, schema: SkbSchema, fixes: list[Fix]) -> N
         if forward or not backward:
             continue
         flipped = replace(t, head=t.tail, tail=t.head)
-        fixes.append(Fix("direction", _trip_text(t), _trip_text(t), _trip_text(flipped),
+        fixes.append(Fix("direction", triplet_text(t), triplet_text(t), triplet_text(flipped),
                          f"{e.type} goes from {e.source_type} to {e.target_type}"))
         graph.triplets[i] = flipped
 
@@ -568,7 +569,8 @@ def _sym_text(sym: Symbol) -> str:
     return f"({sym.var}:{sym.label})" if sym.label is not None else f"({sym.var})"
 
 
-def _trip_text(t: Triplet) -> str:
+def triplet_text(t: Triplet) -> str:
+    """A relationship as a fix shows where it is: ``(a)-[:r|s*1..2]->(b)``."""
     hops = ""
     if (t.min_hops, t.max_hops) != (1, 1):
         hops = f"*{t.min_hops}..{t.max_hops}"

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from afr.cypher.fix import Fix
+from afr.cypher.fix import Fix, symbol_type, triplet_text
 from afr.cypher.model import QueryGraph, Triplet, name_search_strings
 from afr.methods.af.relation_link import NamedRelation, named_relations
 from afr.retrieval.linking import tokens
@@ -33,7 +33,7 @@ EDGE_NAMED = "edge_named"  # the kind of the fixes made here
 
 def add_named_relations(graph: QueryGraph, schema: SkbSchema, question: str) -> list[Fix]:
     """Widen ``graph`` (in place) by the relations ``question`` names; the fixes made."""
-    target_type = _type(graph, schema, graph.target)
+    target_type = symbol_type(graph, schema, graph.target)
     if graph.target is None or target_type is None:
         return []
     words = tokens(_without_names(question, graph))
@@ -48,7 +48,7 @@ def add_named_relations(graph: QueryGraph, schema: SkbSchema, question: str) -> 
         chosen = "|".join((t.edge or "", *t.alternatives))
         said = "; ".join(f"{words[n.at][0]!r} names {label}"
                          for n, label in zip(added, labels, strict=True))
-        fixes.append(Fix(EDGE_NAMED, _text(t), chosen, "|".join((chosen, *labels)),
+        fixes.append(Fix(EDGE_NAMED, triplet_text(t), chosen, "|".join((chosen, *labels)),
                          f"the question's {said}"))
     return fixes
 
@@ -62,7 +62,7 @@ def _named_beside(graph: QueryGraph, schema: SkbSchema, t: Triplet,
                                                                                t.tail):
         return []
     other = t.tail if t.head == target else t.head
-    other_type = _type(graph, schema, other)
+    other_type = symbol_type(graph, schema, other)
     if other_type is None or not graph.symbols[other].is_constant:
         return []
     here = [n for n in named if n.other == other_type]
@@ -71,7 +71,7 @@ def _named_beside(graph: QueryGraph, schema: SkbSchema, t: Triplet,
         return []
     # One type at both ends: either direction is the schema's; else the relationship's
     # direction must be the named relation's (answer → other when the target is the head).
-    same_type = other_type == _type(graph, schema, target)
+    same_type = other_type == symbol_type(graph, schema, target)
     return [n for n in here
             if same_type or not t.directed or n.forward == (t.head == target)]
 
@@ -86,11 +86,3 @@ def _without_names(question: str, graph: QueryGraph) -> str:
                           flags=re.IGNORECASE)
     return question
 
-
-def _type(graph: QueryGraph, schema: SkbSchema, var: str | None) -> str | None:
-    sym = graph.symbols.get(var or "")
-    return schema.node_type(sym.label) if sym is not None else None
-
-
-def _text(t: Triplet) -> str:
-    return f"({t.head})-[:{t.edge}]{'->' if t.directed else '-'}({t.tail})"
