@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 _NUL = re.compile("\x00")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -82,3 +82,11 @@ def gist(reply: str, chars: int = 60) -> str:
     """The start of an LLM reply for a one-line note: whitespace folded, quoted, cut."""
     text = " ".join(reply.split())
     return repr(text[:chars] + ("…" if len(text) > chars else ""))
+
+
+def without_names(text: str, names: Iterable[str]) -> str:
+    """``text`` with each of ``names`` (longest first, any case) replaced by a space: what
+    a question says besides the names it was given."""
+    for name in sorted({n for n in names if n.strip()}, key=len, reverse=True):
+        text = re.sub(re.escape(name), " ", text, flags=re.IGNORECASE)
+    return text

@@ -37,6 +37,7 @@ from afr.retrieval.text_match import match_text
 from afr.retrieval.weights import dense_of
 from afr.settings import BM25Settings, RankingSettings
 from afr.store.base import Store
+from afr.text import without_names
 
 WEAK_LINKING = 0.5  # below this confidence the graph strand only re-ranks
 # ... and only its answers up to this scope level count: the constants' own best matches.
@@ -133,9 +134,7 @@ def residual_question(question: str, anchors: Sequence[str]) -> str:
     """The question without the names its constants search for: what tells the grounded
     answers apart, each of which already meets the constants ("viewed together with
     Titanium Knife Set T400, praised for compact buttons": the buttons, not the knives)."""
-    rest = question
-    for name in sorted({a for a in anchors if a.strip()}, key=len, reverse=True):
-        rest = re.sub(re.escape(name), " ", rest, flags=re.IGNORECASE)
+    rest = without_names(question, anchors)
     return question if rest == question or not re.search(r"\w", rest) else rest
 
 

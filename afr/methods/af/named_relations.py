@@ -19,7 +19,6 @@ relationship's direction where its end types allow only one.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from afr.cypher.fix import Fix, symbol_type, triplet_text
@@ -27,6 +26,7 @@ from afr.cypher.model import QueryGraph, Triplet, name_search_strings
 from afr.methods.af.relation_link import NamedRelation, named_relations
 from afr.retrieval.linking import tokens
 from afr.store.skb import SkbSchema
+from afr.text import without_names
 
 EDGE_NAMED = "edge_named"  # the kind of the fixes made here
 
@@ -79,10 +79,6 @@ def _named_beside(graph: QueryGraph, schema: SkbSchema, t: Triplet,
 def _without_names(question: str, graph: QueryGraph) -> str:
     """The question with the constants' names blanked out: a relation's word inside a
     name ("vitamin D metabolism") names that node, not a relation."""
-    names = {n for sym in graph.symbols.values() for c in sym.conditions
-             for n in name_search_strings(c) if n.strip()}
-    for name in sorted(names, key=len, reverse=True):
-        question = re.sub(re.escape(name), lambda m: " " * len(m.group()), question,
-                          flags=re.IGNORECASE)
-    return question
+    return without_names(question, [n for sym in graph.symbols.values()
+                                    for c in sym.conditions for n in name_search_strings(c)])
 
