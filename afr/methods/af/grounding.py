@@ -10,7 +10,7 @@ each grounded answer.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from afr.cypher import QueryGraph, ResolvedQuery, parse_cypher, resolve
@@ -156,11 +156,11 @@ def _first_level_answers(grounded: GroundedCypher) -> bool:
 
 
 def _turnable(store: Store, resolved: ResolvedQuery, schema: SkbSchema,
-              symbols: dict[str, SymbolCandidates]) -> list[int]:
+              symbols: dict[str, SymbolCandidates]) -> Iterator[int]:
     """The one-hop directed relationships between the target and a constant, with one
     node type at both ends, that the data has only the other way round: the nodes of the
-    constant's exact name have no such edge as written, and have some turned round."""
-    out = []
+    constant's exact name have no such edge as written, and have some turned round. Lazily:
+    each is read from the data only when the one before it did not ground."""
     for i, t in enumerate(resolved.triplets):
         if not t.directed or t.max_hops != 1 or t.alternatives or t.edge_type is None \
                 or resolved.target not in (t.head, t.tail) or t.head == t.tail:
@@ -175,8 +175,7 @@ def _turnable(store: Store, resolved: ResolvedQuery, schema: SkbSchema,
             "ids": named.ids[:named.exact], "type": t.edge_type})
         written, turned = (leaving, reaching) if var == t.head else (reaching, leaving)
         if written == 0 and turned > 0:
-            out.append(i)
-    return out
+            yield i
 
 
 def _ground_turned(session: Session, out: GroundedCypher, timer: Timer) -> None:
