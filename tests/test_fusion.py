@@ -28,6 +28,15 @@ def test_rrf_by_hand() -> None:
     assert [n for n, _ in fuse([(a, 1.0), (b, 2.0)])] == [3, 1, 2]
 
 
+def test_rrf_ties_share_a_rank() -> None:
+    levels = [(7, -1.0), (3, -1.0), (9, -1.0), (4, -2.0)]
+    got = dict(fuse([(levels, 1.0)], ties=True))
+    assert got == {7: 1 / 61, 3: 1 / 61, 9: 1 / 61, 4: 1 / 64}
+    assert [n for n, _ in fuse([(levels, 1.0)], ties=True)] == [3, 7, 9, 4]  # then by id
+    # without ties, a list's order is its ranking
+    assert dict(fuse([(levels, 1.0)])) == {7: 1 / 61, 3: 1 / 62, 9: 1 / 63, 4: 1 / 64}
+
+
 def test_linear_by_hand_and_pool() -> None:
     a = [(1, 0.9), (2, 0.5), (3, 0.1)]
     b = [(3, 7.0), (1, 2.0)]
@@ -170,3 +179,24 @@ def test_symbols_lexical_fuses_bm25_into_a_constants_ranking(demo: Store,
     assert plain == blind
     assert best in [n for n, _ in fused] and dict(fused)[best] == 0.0
     assert len(fused) == 3
+
+
+def test_one_scope_level_carries_no_similarity_order(demo: Store) -> None:
+    """Step 6's level signal ranks every answer of one scope level alike: with the dense
+    weight 0, the graph strand of 300 answers at level 1 is BM25's order of them (nodes
+    without a query term after, by id), not the order of their similarities."""
+    from afr.lexical import bm25
+    from afr.methods.af.hybrid_ranking import hybrid_strands
+    from afr.settings import RankingSettings
+    from afr.vectors.search import query_vector
+
+    pipe = Pipeline(demo, settings_of(llm__offline=True, rerank__method="none"))
+    qvec = query_vector(demo, pipe.session.embedder, QUESTION)
+    ids = [int(r[0]) for r in demo.query(
+        "SELECT id FROM nodes WHERE type = 'exception' ORDER BY id LIMIT 300")]
+    strands = hybrid_strands(demo, qvec, QUESTION, [(n, 1) for n in ids], ["exception"],
+                             20, weights=RankingSettings(dense=0.0))
+    lexical = [n for n, _ in bm25(demo, QUESTION, types=["exception"], ids=ids)]
+    assert 5 <= len(lexical) < len(ids)
+    rest = sorted(set(ids) - set(lexical))
+    assert [c.node_id for c in strands.graph] == lexical + rest

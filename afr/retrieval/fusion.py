@@ -6,6 +6,9 @@ scope level, membership of the graph strand — each a ranked list with a weight
 missing from a list gets nothing from it.
 
 - ``rrf``: ``sum_i w_i / (rrf_k + rank_i)`` — scale-free, robust to odd score ranges;
+  with ``ties``, nodes of equal score share the rank of the first of them (a list of
+  scope levels is all ties within a level: ranked by position it would hand the order it
+  happens to be in — there, similarity — the level's full weight);
 - ``linear``: ``sum_i w_i · (s_i − min_i) / (max_i − min_i)`` (a list whose scores are
   all equal gives each of its nodes the full weight).
 """
@@ -21,10 +24,12 @@ Ranked = Sequence[tuple[int, float]]  # (node id, score), best first
 
 
 def fuse(signals: Sequence[tuple[Ranked, float]], *, method: str = "rrf",
-         rrf_k: float = 60.0, only: set[int] | None = None) -> list[tuple[int, float]]:
+         rrf_k: float = 60.0, only: set[int] | None = None, ties: bool = False
+         ) -> list[tuple[int, float]]:
     """The nodes of all ``signals`` (ranked list, weight) by fused score, best first; ties
     by node id. ``only`` keeps just those nodes (the pool), the others still count for
-    ranks."""
+    ranks. ``ties`` (rrf): equal scores within a list share a rank; without it a list's
+    order is its ranking, whatever its scores say."""
     if method not in FUSIONS:
         raise ValueError(f"unknown fusion {method!r}")
     total: dict[int, float] = defaultdict(float)
@@ -32,7 +37,10 @@ def fuse(signals: Sequence[tuple[Ranked, float]], *, method: str = "rrf",
         if not ranked:
             continue
         if method == "rrf":
-            for rank, (node, _) in enumerate(ranked, 1):
+            rank, previous = 0, None
+            for position, (node, score) in enumerate(ranked, 1):
+                if not ties or score != previous:
+                    rank, previous = position, score
                 total[node] += weight / (rrf_k + rank)
         else:
             scores = [s for _, s in ranked]

@@ -117,8 +117,11 @@ def _rank_graph(conn: Store, qvec: np.ndarray, question: str,
             for t in text_signals:
                 signals.append((bm25(conn, t, params=params, types=types, ids=ids),
                                 weights.text))
+        # Equal scores are equal evidence: every answer of one scope level ranks alike on
+        # the level signal (ranked by position, the level list's similarity order would
+        # carry the level's weight, far above the embedder's own).
         fused_graph = [by_id[n] for n, _ in fuse(signals, method=weights.fusion,
-                                                 rrf_k=weights.rrf_k)]
+                                                 rrf_k=weights.rrf_k, ties=True)]
         # Level first only within the confident band: the answers of the first scope
         # level lead (ordered by relevance), the rest follow by fused relevance.
         first = min(c.level or 0 for c in graph)
