@@ -200,3 +200,28 @@ def test_one_scope_level_carries_no_similarity_order(demo: Store) -> None:
     assert 5 <= len(lexical) < len(ids)
     rest = sorted(set(ids) - set(lexical))
     assert [c.node_id for c in strands.graph] == lexical + rest
+
+
+def test_a_text_condition_that_filters_nothing_joins_the_questions_bm25(demo: Store) -> None:
+    """A text condition no grounded answer meets is the Cypher's guess at the answer's
+    wording: its words join the question's in the type's BM25 list (step 7), and a note
+    says what that list also searched for."""
+    from afr.lexical import bm25
+    from afr.methods.af.hybrid_ranking import hybrid_strands
+    from afr.settings import RankingSettings
+    from afr.vectors.search import query_vector
+
+    pipe = Pipeline(demo, settings_of(llm__offline=True, rerank__method="none"))
+    qvec = query_vector(demo, pipe.session.embedder, QUESTION)
+    grounded = [(int(r[0]), 1) for r in demo.query(
+        "SELECT id FROM nodes WHERE type = 'exception' AND text NOT ILIKE '%compress%' "
+        "ORDER BY id LIMIT 20")]
+    wording = [n for n, _ in bm25(demo, "compressed data", types=["exception"])]
+    question_only = {n for n, _ in bm25(demo, QUESTION, types=["exception"], k=100)}
+    assert wording and not set(wording[:3]) & question_only
+    cond = Condition("text", "CONTAINS", "compressed data")
+    strands = hybrid_strands(demo, qvec, QUESTION, grounded, ["exception"], 20,
+                             weights=RankingSettings(), text=[cond])
+    assert set(wording[:3]) <= {n for n, _ in strands.lexical}
+    assert "the question's BM25 list also searches for 'compressed data'" in strands.notes
+    assert any("no grounded answer contains it" in n for n in strands.notes)

@@ -27,7 +27,8 @@ class Embedder(Protocol):
 
 DENSE_WEIGHT = 1.0  # a similarity that counts as much as BM25: full trust
 # A semantic embedder's own weight, until 'afr index --calibrate' measures one: BM25 leads
-# and the similarity breaks its ties and reorders its tail. Counted as much as BM25 (1),
+# and the similarity reorders its tail (below about BM25's 18th, where one rank apart is
+# worth less than 0.01 / 61 in reciprocal rank). Counted as much as BM25 (1),
 # MiniLM's similarity lowered the hybrid list's MRR below BM25's on the WordNet subset and
 # the synthetic PRIME and MAG sets (by 3.6 to 15.4 points); 0.01 kept it within 0.1 of
 # BM25's on all of them, and 0.03 lost up to 1.7 (bench/real/EMBEDDERS.md).

@@ -7,7 +7,10 @@
   level first. Similarity and BM25 are of the question without its constants' names
   (``residual_question``): every grounded answer already meets them.
 - A text condition on the target is a filter when it keeps at least one grounded answer,
-  otherwise a ranking signal; either way a note says which (never dropped silently).
+  otherwise a ranking signal; either way a note says which (never dropped silently). A
+  ranking signal's words also join the question's in the type's BM25 list: the Cypher's
+  guess at the answer's wording, where the question has its own ("fear of heights" for
+  "an abnormal fear of being high up").
 - Step 7's top-up list is a fusion of vector search (``doc_rel``) and BM25 over the target
   type. The final list fuses the graph strand (weighted by how much the Cypher is trusted),
   the vector list and the BM25 list: the graph adds evidence rather than imposing its
@@ -95,12 +98,13 @@ def _rank_graph(conn: Store, qvec: np.ndarray, question: str,
                 residual: tuple[str, np.ndarray] | None, explain: Explain | None
                 ) -> _GraphSide:
     """Step 6 on one connection: the grounded answers by (level, similarity), BM25 of the
-    question in one statement (the type's best ``depth`` and every grounded answer wherever
-    it ranks), their fusion, and ``explain`` on the result."""
+    question and its text signals' words in one statement (the type's best ``depth`` and
+    every grounded answer wherever it ranks), their fusion, and ``explain`` on the
+    result."""
     graph = graph_strand_all(conn, qvec, grounded)  # by (level, similarity)
     by_id = {c.node_id: c for c in graph}
-    question_bm25 = bm25(conn, question, params=params, types=types, k=depth,
-                         also=list(by_id)) if lexical else []
+    question_bm25 = bm25(conn, " ".join([question, *text_signals]), params=params,
+                         types=types, k=depth, also=list(by_id)) if lexical else []
     paper_part = [c.node_id for c in graph[:max(keep_graph, 0)]]
     if graph:
         ids = list(by_id)
@@ -161,6 +165,9 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
         if lexical_ok else (list(grounded), [], [])
     if lexical_ok:
         text_signals = [*text_signals, *signals]
+        if text_signals:
+            searched = ", ".join(repr(t.strip()) for t in text_signals)
+            notes.append(f"the question's BM25 list also searches for {searched}")
     if not lexical_ok:
         notes.append("no lexical index (run 'afr index'): hybrid ranking without BM25")
     depth = max(POOL, k)
