@@ -1,7 +1,7 @@
 """Cypher's substring operators on names mean what Cypher means: ``b.name CONTAINS 'x'``
 selects every node whose name or an alias contains ``x`` (case-insensitive, wildcards
-literal), all at scope level 1; with no match the string is searched by similarity and a
-note says so. On both stores."""
+literal, a space or a hyphen between words alike), all at scope level 1; with no match
+the string is searched by similarity and a note says so. On both stores."""
 
 from __future__ import annotations
 
@@ -47,6 +47,10 @@ def test_like_pattern_escapes_wildcards() -> None:
     assert like_pattern(Condition("name", "CONTAINS", "100%_X")) == "%100\\%\\_x%"
     assert like_pattern(Condition("name", "STARTS WITH", "a\\b")) == "a\\\\b%"
     assert like_pattern(Condition("name", "ENDS WITH", "Lib")) == "%lib"
+    # a run of spaces or hyphens is one character of any kind: "black and white" finds
+    # "black-and-white", and the other way round
+    assert like_pattern(Condition("text", "CONTAINS", "Black-and  white")) == \
+        "%black_and_white%"
 
 
 @pytest.mark.parametrize("op, value, expected", [
@@ -57,6 +61,8 @@ def test_like_pattern_escapes_wildcards() -> None:
     ("CONTAINS", "100%", ["100%pure"]),  # % is no wildcard
     ("CONTAINS", "snake", ["requests"]),  # an alias counts
     ("CONTAINS", "nothing like it", []),
+    ("CONTAINS", "python dateutil", ["python-dateutil"]),  # a space finds a hyphen
+    ("STARTS WITH", "python -- date", ["python-dateutil"]),
 ])
 def test_match_text_on_names(store: Store, tmp_path: Path, op: str, value: str,
                              expected: list[str]) -> None:

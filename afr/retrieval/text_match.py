@@ -1,5 +1,6 @@
 """Cypher's substring operators (``CONTAINS``, ``STARTS WITH``, ``ENDS WITH``) as SQL
-filters: a case-insensitive, escaped ``LIKE`` on a node's text, or on its name and aliases.
+filters: a case-insensitive, escaped ``LIKE`` on a node's text, or on its name and aliases
+(spaces and hyphens between words alike).
 
 Used by step 4 (``b.name CONTAINS "python"`` selects the nodes whose name or an alias
 contains it) and by the hybrid ranking (``x.text CONTAINS "…"`` on the target).
@@ -7,6 +8,7 @@ contains it) and by the hybrid ranking (``x.text CONTAINS "…"`` on the target)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
@@ -14,13 +16,17 @@ from afr.cypher.model import Condition
 from afr.store.base import Store
 
 Field = Literal["text", "name"]
+_SEPARATORS = re.compile(r"[\s\-\u2010-\u2015]+")
 
 
 def like_pattern(cond: Condition) -> str:
     """The LIKE pattern of a substring condition, lower-cased, wildcards escaped with a
-    backslash (the templates say ``ESCAPE '\\'``)."""
+    backslash (the templates say ``ESCAPE '\\'``), and each run of spaces or hyphens one
+    ``_``: a value's wording seldom fixes how its words are joined ("command line" for
+    "command-line", "black-and-white" for "black and white")."""
     value = cond.value.lower() if isinstance(cond.value, str) else str(cond.value)
     escaped = value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    escaped = _SEPARATORS.sub("_", escaped)
     return {"CONTAINS": f"%{escaped}%", "STARTS WITH": f"{escaped}%",
             "ENDS WITH": f"%{escaped}"}[cond.op]
 
