@@ -147,8 +147,9 @@ class SearchMatrix:
             cand = np.nonzero(scores >= kth)[0]
         else:
             cand = np.arange(len(scores))
-        order = np.lexsort((node_ids[cand], -scores[cand]))[:k]
-        return [(int(node_ids[cand[i]]), float(scores[cand[i]])) for i in order]
+        best = cand[np.lexsort((node_ids[cand], -scores[cand]))[:k]]
+        # tolist(): Python ints and floats of the same values, without a call per element
+        return list(zip(node_ids[best].tolist(), scores[best].tolist(), strict=True))
 
     # -- files -------------------------------------------------------------------------
 

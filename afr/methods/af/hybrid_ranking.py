@@ -41,6 +41,7 @@ from afr.retrieval.weights import dense_of
 from afr.settings import BM25Settings, RankingSettings
 from afr.store.base import Store
 from afr.text import without_names
+from afr.vectors.search import search
 
 WEAK_LINKING = 0.5  # below this confidence the graph strand only re-ranks
 # ... and only its answers up to this scope level count: the constants' own best matches.
@@ -108,9 +109,12 @@ def _rank_graph(conn: Store, qvec: np.ndarray, question: str,
     paper_part = [c.node_id for c in graph[:max(keep_graph, 0)]]
     if graph:
         ids = list(by_id)
-        scored = graph_strand_all(conn, residual[1], grounded) if residual else graph
-        dense = sorted(((c.node_id, c.vss_score if c.vss_score is not None else -1.0)
-                        for c in scored), key=lambda x: (-x[1], x[0]))
+        # each answer's similarity (-1 without a vector): to the residual question, else
+        # the one step 6 ordered by
+        similarity = dict(search(conn, "doc", residual[1], len(ids), ids=ids)) if residual \
+            else {c.node_id: c.vss_score for c in graph if c.vss_score is not None}
+        dense = sorted(((n, similarity.get(n, -1.0)) for n in ids),
+                       key=lambda x: (-x[1], x[0]))
         level = [(c.node_id, -float(c.level or 0)) for c in graph]  # graph is level-first
         signals = [(dense, dense_of(weights)), (level, weights.level)]
         if lexical:

@@ -55,11 +55,12 @@ def graph_strand(
     for nodes, need in parts:
         scored = search(store, "doc", qvec, need, ids=nodes)
         found = {n for n, _ in scored}
-        ranked = [(n, s) for n, s in scored] + [
-            (n, None) for n in sorted(set(nodes) - found)]
-        # in the levels taken whole, order by level first (a search ranks by score alone)
-        ranked.sort(key=lambda r: (level_of[r[0]], -(r[1] if r[1] is not None else -1.0),
-                                   r[0]))
+        ranked = scored + [(n, None) for n in sorted(set(nodes) - found)]
+        # in the levels taken whole, order by level first (a search ranks by score alone);
+        # one level is in that order already, unless a score ties the unscored's -1
+        if len({level_of[n] for n in nodes}) > 1 or (scored and scored[-1][1] <= -1.0):
+            ranked.sort(key=lambda r: (level_of[r[0]],
+                                       -(r[1] if r[1] is not None else -1.0), r[0]))
         out += [Candidate(n, "graph", level_of[n], s) for n, s in ranked[:need]]
     return out
 
