@@ -8,9 +8,10 @@
   (``residual_question``): every grounded answer already meets them.
 - A text condition on the target is a filter when it keeps at least one grounded answer,
   otherwise a ranking signal; either way a note says which (never dropped silently). A
-  ranking signal's words also join the question's in the type's BM25 list: the Cypher's
-  guess at the answer's wording, where the question has its own ("fear of heights" for
-  "an abnormal fear of being high up").
+  ranking signal's words also join the question's in the type's BM25 list (step 7's, and
+  step 6's question signal when there is no residual question): the Cypher's guess at the
+  answer's wording, where the question has its own ("fear of heights" for "an abnormal
+  fear of being high up").
 - Step 7's top-up list is a fusion of vector search (``doc_rel``) and BM25 over the target
   type. The final list fuses the graph strand (weighted by how much the Cypher is trusted),
   the vector list and the BM25 list: the graph adds evidence rather than imposing its
