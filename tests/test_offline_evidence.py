@@ -340,6 +340,32 @@ def test_a_comparison_names_its_attribute_and_its_number_is_no_name(
     assert "y.senses > 40" in plain.cypher
 
 
+def test_an_amount_names_its_attribute_by_the_questions_other_words(
+        store: Store, tmp_path: Path) -> None:
+    """"tagged more than 50 times in the corpus": no attribute is named "times", so the one
+    number attribute whose name another word of the question names (corpus_frequency) is
+    the guess; with none, the amount is still no entity (the word "50" is not linked)."""
+    schema = {"name": "words", "directed": True, "candidate_types": ["word"],
+              "node_types": {"word": {}}, "edge_types": {}}
+    nodes = [{"id": i, "type": "word", "name": n, "text": n,
+              "attrs": {"senses": s, "corpus_frequency": f}}
+             for i, (n, s, f) in enumerate([("run", 57, 300), ("set", 45, 20),
+                                            ("50", 1, 0)], 1)]
+    load_skb_dir(store, write_skb(tmp_path / "skb", schema, nodes, []), progress=False)
+    schema_, catalog = store.skb_schema(), AttributeCatalog.from_store(store)
+    formal = formalize(store, "Which words are tagged more than 50 times in the corpus?",
+                       schema_, catalog)
+    assert formal.cypher == "MATCH (y:`word`)\nWHERE y.corpus_frequency > 50\nRETURN y"
+    assert formal.entities == []
+    assert formal.confidence == pytest.approx(RELATION_TRUST["guessed"])
+    unknown = formalize(store, "Which words were looked up more than 50 times?", schema_,
+                        catalog)
+    assert unknown.cypher == "MATCH (y:`word`)\nRETURN y" and unknown.entities == []
+    assert "no node name in the question is linked with confidence" in unknown.notes[-1]
+    year = formalize(store, "Which words were coined in 50?", schema_, catalog)
+    assert [e.name for e in year.entities] == ["50"]  # "in 50" may name a node
+
+
 def test_a_path_the_question_writes_out_beats_an_unnamed_direct_edge(
         store: Store, tmp_path: Path) -> None:
     """"bought together with a product sold by Acme": the relation's word, then the middle

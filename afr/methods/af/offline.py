@@ -34,6 +34,9 @@ _COMPARE = re.compile(
     r"at most|exactly|after|since|before|until|in)\s+(-?\d+(?:\.\d+)?)(?:\s+([a-z][\w\-]*))?",
     re.IGNORECASE,
 )
+# Phrases before an amount (not a year or a name: "in 1984", "after 2015")
+_AMOUNT_PHRASES = frozenset(["more than", "greater than", "over", "above", "at least",
+                             "fewer than", "less than", "under", "below", "at most"])
 _OPS = {"more than": ">", "greater than": ">", "over": ">", "above": ">", "at least": ">=",
         "fewer than": "<", "less than": "<", "under": "<", "below": "<", "at most": "<=",
         "exactly": "=", "after": ">", "since": ">=", "before": "<", "until": "<=", "in": "="}
@@ -182,7 +185,7 @@ def _arrow(schema: SkbSchema, edge_type: str, forward: bool) -> str | None:
 class _Comparison:
     """A condition read from a phrase such as "more than 40 senses"."""
 
-    text: str  # the Cypher condition on y
+    text: str  # the Cypher condition on y; "" for an amount whose attribute is unknown
     quantity: tuple[int, int]  # where the question writes the number (no entity there)
     trust: float  # 1 when the question's words name the attribute, else a guess (a year)
 
@@ -196,6 +199,9 @@ def _conditions(question: str, target_type: str | None, catalog: AttributeCatalo
         phrase, number, hint = m.group(1).lower(), m.group(2), (m.group(3) or "").lower()
         found = _attribute(catalog, target_type, phrase, number, hint, question_words)
         if found is None:
+            if phrase in _AMOUNT_PHRASES:
+                # "more than 50 times": an amount whatever it counts, never the word "50"
+                out.append(_Comparison("", m.span(2), 0.0))
             continue
         path, value_type, trust = found
         op = _OPS[phrase]
@@ -231,6 +237,13 @@ def _attribute(catalog: AttributeCatalog, target_type: str, phrase: str, number:
             hit = catalog.lookup(target_type, cand)
             if hit and hit[1] in ("number", "date"):
                 return hit[0], hit[1], RELATION_TRUST["named"]
+    if phrase in _AMOUNT_PHRASES:
+        # "tagged more than 50 times in the corpus": the one number attribute whose name
+        # the question's other words name (corpus_frequency), a guess
+        said = [p for p, v in numeric.items() if v == "number" and any(
+            q[:5] == w[:5] for w in _path_words(p) for q in question_words if len(w) > 3)]
+        if len(said) == 1:
+            return said[0], "number", RELATION_TRUST["guessed"]
     if len(number) == 4 and phrase in ("after", "since", "before", "until", "in"):
         for cand in ("year", "date", "published", "release_date", "added_in_release_date"):
             hit = catalog.lookup(target_type, cand)
@@ -256,10 +269,11 @@ def formalize(store: Store, question: str, schema: SkbSchema, catalog: Attribute
         patterns.append(_class_pattern(schema, asked, notes))
         support.append(CLASS_TRUST)
     qwords = {w.lower() for w, _, _ in tokens(question) if w.lower() not in STOPWORDS}
-    conditions = _conditions(question, target_type, catalog, qwords)
+    comparisons = _conditions(question, target_type, catalog, qwords)
     # the number of "more than 40 senses" is a quantity, not the word "40"
     entities = [e for e in entities if not any(c.quantity[0] <= e.span[0] < c.quantity[1]
-                                               for c in conditions)]
+                                               for c in comparisons)]
+    conditions = [c for c in comparisons if c.text]
     support += [c.trust for c in conditions]
     target = f"(y:{_label(schema.node_types[target_type].label)})" if target_type else "(y)"
     qualifies = _qualifiers(store, entities, question, set(words))
@@ -292,7 +306,9 @@ def formalize(store: Store, question: str, schema: SkbSchema, catalog: Attribute
             entities.append(link.entity)
     if not patterns:
         patterns = [target]
-        notes.append("no node name of the SKB appears in the question: vector search only")
+        # ordinary words that happen to name nodes ("heart") are not links (linking.py)
+        notes.append("no node name in the question is linked with confidence: BM25 and "
+                     "vector search only")
     cypher = "MATCH " + ",\n      ".join(patterns)
     if conditions:
         cypher += "\nWHERE " + " AND ".join(c.text for c in conditions)
