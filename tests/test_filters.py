@@ -10,7 +10,7 @@ from skbutil import write_skb
 
 from afr.cypher.model import Condition as C
 from afr.load import load_skb_dir
-from afr.retrieval.filters import AttributeCatalog, filter_nodes
+from afr.retrieval.filters import AttributeCatalog, attribute_order, filter_nodes
 from afr.store import Store
 
 SCHEMA = {"name": "f", "node_types": {"item": {}, "other": {}}, "edge_types": {}}
@@ -98,3 +98,36 @@ def test_hostile_values(loaded, value: str) -> None:
         got = run(loaded, C("code", op, (value,) if op == "IN" else value))
         assert got == set()
     assert store.query("SELECT count(*) FROM nodes")[0][0] == before
+
+
+def test_an_unmet_comparison_orders_the_nodes_nearest_first(loaded) -> None:
+    """A comparison as an order (what ranks a relaxed grounding's answers): the nodes that
+    hold a number there, nearest to meeting it first, ties by id; none for a value or an
+    attribute that is not a number. DuckDB and PostgreSQL (Spark: below)."""
+    _orders(loaded)
+
+
+def test_an_unmet_comparison_orders_the_nodes_nearest_first_on_spark(
+        spark_store: Store, tmp_path: Path) -> None:
+    load_skb_dir(spark_store, write_skb(tmp_path / "f", SCHEMA, NODES, []), progress=False)
+    ids = {i: e for i, e in spark_store.query("SELECT id, ext_id FROM nodes")}
+    _orders((spark_store, AttributeCatalog.from_store(spark_store), ids))
+
+
+def _orders(loaded) -> None:
+    store, catalog, ids = loaded
+    items = [i for i, e in ids.items() if e.startswith("i")]
+
+    def ranked(cond: C) -> list[str]:
+        order = attribute_order(catalog, "item", cond)
+        assert order is not None
+        return [ids[n] for n, _ in order.ranked(store, items)]
+
+    assert ranked(C("year", ">", 3000)) == ["i3", "i2", "i1"]
+    assert ranked(C("year", "<=", 1000)) == ["i1", "i2", "i3"]
+    assert ranked(C("meta.pages", "=", 120)) == ["i1", "i3", "i2"]  # 20, 70, 180 away
+    assert ranked(C("meta_pages", ">", 1000)) == ["i2", "i1", "i3"]
+    assert attribute_order(catalog, "item", C("genres", ">", 1)) is None
+    assert attribute_order(catalog, "item", C("year", ">", "soon")) is None
+    assert attribute_order(catalog, "item", C("year", "CONTAINS", 20)) is None
+    assert attribute_order(catalog, "item", C("nothing", ">", 1)) is None

@@ -45,8 +45,8 @@ NO_PATH = ('MATCH (y:word)-[:word_can_mean_concept]->(c:concept {name: "tragedy"
            'WHERE y.senses > 50 RETURN y')
 
 
-def make(store: Store, tmp_path: Path) -> Path:
-    nodes = [{"id": i, "type": "word", "name": n, "text": f"the word {n}",
+def make(store: Store, tmp_path: Path, texts: dict[int, str] | None = None) -> Path:
+    nodes = [{"id": i, "type": "word", "name": n, "text": (texts or {}).get(i, f"the word {n}"),
               "attrs": {"senses": s}} for i, (n, s, _) in WORDS.items()]
     nodes += [{"id": i, "type": "concept", "name": n, "text": t}
               for i, (n, t) in CONCEPTS.items()]
@@ -109,6 +109,57 @@ def test_a_wrong_path_gives_way_to_the_targets_conditions_when_they_narrow_its_t
     assert grounded.relaxed is None and not (grounded.result and grounded.result.answers)
     result = _ask(store, NO_PATH)
     assert result.outcome == "relaxed" and {a.node_id for a in result.answers[:2]} == {1, 2}
+
+
+def test_a_comparison_none_meets_ranks_the_nearest_first_when_the_question_names_it(
+        store: Store, tmp_path: Path) -> None:
+    """The relations ground, the comparison ("fewer than 0 senses") none: the answers are
+    the relations', the fewest senses first (stage play, 1; the id order would put play
+    first); a note says so. A comparison on an attribute the question does not name is
+    the LLM's addition: no order, no note."""
+    make(store, tmp_path)
+    fewest = EXTRA.replace("> 500", "< 0")
+    result = Pipeline(store, _settings()).ask(
+        "Which word with fewer than 0 senses can mean a dramatic work?", cypher=fewest,
+        target_type="word")
+    assert result.outcome == "relaxed"
+    assert [a.node_id for a in result.answers[:3]] == [4, 3, 1]  # 1, 3 and 52 senses
+    assert "senses < 0: met by no answer; used as a ranking signal (the nearest to it " \
+        "first)" in result.retrieved.notes
+    unnamed = Pipeline(store, _settings()).ask("Which word can mean a dramatic work?",
+                                               cypher=fewest, target_type="word")
+    assert unnamed.outcome == "relaxed" and unnamed.answers[0].node_id != 4
+    assert not any("used as a ranking signal" in n for n in unnamed.retrieved.notes)
+
+
+def test_without_relations_a_wrong_number_gives_way_to_the_text_conditions(
+        store: Store, tmp_path: Path) -> None:
+    """No relation, a comparison none meets and a text condition three meet: the text
+    condition alone grounds (at most k answers), and the comparison orders them (one-word
+    names and one text: BM25 ties, so the order decides step 6)."""
+    make(store, tmp_path, texts=dict.fromkeys((1, 3, 5), "a dramatic work"))
+    cypher = 'MATCH (y:word) WHERE y.senses > 500 AND y.text CONTAINS "dramatic work" RETURN y'
+    session = open_session(store, _settings())
+    grounded = ground_cypher(session, cypher, target_type="word")
+    assert grounded.relaxed is not None and sorted(n for n, _ in grounded.result.answers) \
+        == [1, 3, 5]
+    assert "grounded on the target's text conditions alone (3 answers)" \
+        in grounded.relaxed.note
+    result = Pipeline(store, _settings()).ask(
+        "Which word with more than 500 senses is a dramatic work?", cypher=cypher,
+        target_type="word")
+    assert result.outcome == "relaxed"
+    assert [c.node_id for c in result.retrieved.strands.graph] == [1, 3, 5]  # 52, 3, 2
+    fewest = cypher.replace("> 500", "< 0")
+    result = Pipeline(store, _settings()).ask(
+        "Which word with fewer than 0 senses is a dramatic work?", cypher=fewest,
+        target_type="word")
+    # the step-6 order; step 7 weighs a text-only grounding as text evidence beside BM25
+    assert [c.node_id for c in result.retrieved.strands.graph] == [5, 3, 1]
+    # more than k words hold the text: no evidence, nothing grounded
+    grounded = ground_cypher(session, cypher.replace("dramatic work", "the word"),
+                             target_type="word")
+    assert grounded.relaxed is None
 
 
 def test_cypher_run_says_what_grounded(tmp_path: Path) -> None:

@@ -178,3 +178,36 @@ def filter_nodes(store: Store, node_type: str | None, conditions: Sequence[Condi
     result.truncated = len(ids) > limit
     result.ids = ids[:limit]
     return result
+
+
+@dataclass(frozen=True)
+class AttributeOrder:
+    """A comparison on a number attribute that no grounded answer met, kept as an order:
+    the answers nearest to meeting it first ("more than 500 senses": the most senses)."""
+
+    path: str  # as the catalogue has it (checked against the SKB's attributes)
+    op: str  # >, >=, <, <= or =
+    value: float
+
+    def ranked(self, store: Store, ids: Sequence[int]) -> list[tuple[int, float]]:
+        """The nodes of ``ids`` that hold the attribute, nearest first (ties by id)."""
+        if not len(ids):
+            return []
+        rows = store.run("filters/values.sql", {"ids": [int(i) for i in ids]},
+                         path=self.path.split("."))
+        sign = 1.0 if self.op in (">", ">=") else -1.0
+        scored = [(int(n), sign * float(v) if self.op != "=" else -abs(float(v) - self.value))
+                  for n, v in rows if v is not None]
+        return sorted(scored, key=lambda x: (-x[1], x[0]))
+
+
+def attribute_order(catalog: AttributeCatalog, node_type: str | None, cond: Condition
+                    ) -> AttributeOrder | None:
+    """``cond`` as an order, when it compares a number attribute of ``node_type`` with a
+    number."""
+    found = catalog.lookup(node_type, cond.attribute)
+    value = cond.value
+    if found is None or found[1] != "number" or cond.op not in (">", ">=", "<", "<=", "=") \
+            or isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return AttributeOrder(found[0], cond.op, float(value))

@@ -126,7 +126,9 @@ class AfSettings:
     relax: bool = knob(
         True, "When no answer meets every constraint even at l_max, ground the query's "
         "parts alone: its relations without the target's own conditions, else those "
-        "conditions alone if they keep k answers or fewer (outcome 'relaxed'; "
+        "conditions alone if they keep k answers or fewer (a query without relations: its "
+        "text conditions alone, if they keep k or fewer); a number comparison left out "
+        "that the question names ranks the answers, nearest first (outcome 'relaxed'; "
         "--no-relax: vector search alone, as published).", flag="--relax",
         flag_value=True, off_flag="--no-relax")
     weak_vss: float = knob(0.2, "A question whose Cypher matches nothing is 'unanswerable' "

@@ -202,15 +202,21 @@ def _ground_turned(session: Session, out: GroundedCypher, timer: Timer) -> None:
 
 def _relaxations(resolved: ResolvedQuery) -> list[tuple[ResolvedQuery, str]]:
     """The query's relations without the target's own non-text conditions, and those
-    conditions without the relations, as (query, what it keeps); none for a query
-    without both."""
+    conditions without the relations, as (query, what it keeps); for a query without
+    relations, its target's text conditions without the other conditions ("more than 500
+    senses" where none has as many: an LLM's number is often wrong, its words less so)."""
     target = resolved.symbols.get(resolved.target or "")
-    if not resolved.triplets or target is None or target.is_constant:
+    if target is None or target.is_constant:
         return []
     own = [c for c in target.conditions if not is_text_condition(c)]
+    texts = [c for c in target.conditions if is_text_condition(c)]
+    if not resolved.triplets:
+        if not (own and texts):
+            return []
+        return [(replace(resolved, symbols={target.var: replace(target, conditions=texts)}),
+                 "the target's text conditions")]
     out = []
     if own:
-        texts = [c for c in target.conditions if is_text_condition(c)]
         symbols = {**resolved.symbols, target.var: replace(target, conditions=texts)}
         out.append((replace(resolved, symbols=symbols), "the relations"))
     if target.conditions or target.name_patterns:

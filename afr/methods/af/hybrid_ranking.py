@@ -34,6 +34,7 @@ from afr.cypher.model import Condition
 from afr.lexical import bm25, has_lexical_index
 from afr.methods.af.paper_ranking import graph_strand_all
 from afr.retrieval.candidate import Candidate, Ranked, Strands
+from afr.retrieval.filters import AttributeOrder
 from afr.retrieval.fusion import fuse
 from afr.retrieval.lists import POOL, vss_strand
 from afr.retrieval.parallel import run_reads
@@ -97,8 +98,8 @@ def _rank_graph(conn: Store, qvec: np.ndarray, question: str,
                 grounded: Sequence[tuple[int, int]], types: Sequence[str] | None,
                 depth: int, weights: RankingSettings, params: BM25Settings, *,
                 lexical: bool, text_signals: Sequence[str], keep_graph: int,
-                residual: tuple[str, np.ndarray] | None, explain: Explain | None
-                ) -> _GraphSide:
+                residual: tuple[str, np.ndarray] | None, explain: Explain | None,
+                orders: Sequence[AttributeOrder] = ()) -> _GraphSide:
     """Step 6 on one connection: the grounded answers by (level, similarity), BM25 of the
     question and its text signals' words in one statement (the type's best ``depth`` and
     every grounded answer wherever it ranks), their fusion, and ``explain`` on the
@@ -126,6 +127,8 @@ def _rank_graph(conn: Store, qvec: np.ndarray, question: str,
             for t in text_signals:
                 signals.append((bm25(conn, t, params=params, types=types, ids=ids),
                                 weights.text))
+        # a comparison none met, weighed as its text conditions are
+        signals += [(order.ranked(conn, ids), weights.text) for order in orders]
         # Equal scores are equal evidence: every answer of one scope level ranks alike on
         # the level signal (ranked by position, the level list's similarity order would
         # carry the level's weight, far above the embedder's own).
@@ -156,7 +159,8 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
                    confidence: float = 1.0, text: Sequence[Condition] = (),
                    signals: Sequence[str] = (), keep_graph: int = 0,
                    text_only: bool = False, residual: tuple[str, np.ndarray] | None = None,
-                   explain: Explain | None = None) -> Strands:
+                   explain: Explain | None = None, orders: Sequence[AttributeOrder] = ()
+                   ) -> Strands:
     """Steps 6–7 fused. ``keep_graph``: how many of the graph strand's first answers (in
     the paper's order: level, then similarity) stay in the list whatever the fusion says —
     the paper's quota, so the graph only adds to what the paper's ranking finds.
@@ -164,7 +168,9 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
     answers' provenance), beside the vector search; its notes follow the ranking's.
     ``signals``: more text to rank the graph strand by (BM25), e.g. a target's name
     that filtered nothing. ``text_only``: the Cypher constrains by its text conditions
-    alone (no relation, no other condition), so its answers are text evidence."""
+    alone (no relation, no other condition), so its answers are text evidence.
+    ``orders``: comparisons that grounded nothing, ranking the answers nearest to meeting
+    them first."""
     lexical_ok = has_lexical_index(store)
     grounded, text_signals, notes = apply_text_conditions(store, list(grounded), list(text)) \
         if lexical_ok else (list(grounded), [], [])
@@ -180,7 +186,8 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
     def rank_graph(conn: Store) -> _GraphSide:
         return _rank_graph(conn, qvec, question, grounded, types, depth, weights, params,
                            lexical=lexical_ok, text_signals=text_signals,
-                           keep_graph=keep_graph, residual=residual, explain=explain)
+                           keep_graph=keep_graph, residual=residual, explain=explain,
+                           orders=orders)
 
     # Two independent reads, run at once where the store can: the plain vector list of
     # step 7, and the graph strand's ranking (then its provenance) on the other connection.

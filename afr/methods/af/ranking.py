@@ -22,6 +22,7 @@ from afr.methods.af.grounding import with_provenance
 from afr.methods.af.hybrid_ranking import hybrid_strands
 from afr.methods.af.paper_ranking import combine, graph_strand, graph_strand_all
 from afr.retrieval.candidate import Candidate, Strands
+from afr.retrieval.filters import AttributeOrder
 from afr.retrieval.lists import vss_strand
 from afr.retrieval.timing import Timer
 from afr.settings import BM25Settings, RankingSettings
@@ -54,6 +55,9 @@ class RankInput:
     # the question without the names its constants search for, and its vector: what
     # tells the grounded answers apart (None: the question names no constant)
     residual: tuple[str, np.ndarray] | None = None
+    # comparisons on the target that grounded nothing and the question's words name: the
+    # answers nearest to meeting them rank first (hybrid)
+    orders: tuple[AttributeOrder, ...] = ()
 
 
 class Ranking(Protocol):
@@ -114,7 +118,7 @@ class HybridRanking:
                                   confidence=inp.confidence, text=inp.text,
                                   signals=inp.name_signals, keep_graph=inp.quota,
                                   text_only=inp.text_only, residual=inp.residual,
-                                  explain=explainer)
+                                  explain=explainer, orders=inp.orders)
 
     def graph_list(self, store: Store, inp: RankInput, strands: Strands) -> list[Candidate]:
         return list(strands.graph)  # the hybrid ranking orders every grounded answer

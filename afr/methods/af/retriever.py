@@ -7,6 +7,8 @@ Step 8 and the run log are the shared finish (``afr.pipeline``).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from afr.cypher.model import is_text_condition
@@ -21,6 +23,7 @@ from afr.methods.af.target_names import narrow_by_names
 from afr.methods.af.trace import AfTrace
 from afr.methods.af.write_cypher import name_examples
 from afr.methods.base import Question, Retrieved, Session, Turn
+from afr.retrieval.filters import AttributeOrder, attribute_order
 from afr.retrieval.lists import answer_types
 from afr.retrieval.timing import Timer
 from afr.store.base import Store
@@ -109,16 +112,20 @@ class AfRetriever:
         target = grounded.resolved.symbols.get(grounded.resolved.target or "")
         narrowed = narrow_by_names(s.store, answers, target.target_names if target else [])
         used = grounded.relaxed.query if grounded.relaxed else grounded.resolved  # grounded
+        orders = _unmet_orders(s, question, grounded, target_type)
+        said = tuple(f"{o.path} {o.op} {o.value:g}: met by no answer; used as a ranking "
+                     "signal (the nearest to it first)" for o in orders)
         return RankInput(
             question, query_vector(s.store, s.embedder, question), narrowed.grounded,
             tuple(answer_types(target_type, s.schema)), s.settings.ask.k,
             s.settings.graph_quota, formalized.link_confidence,
             tuple(_target_text_conditions(grounded)), grounded.query, s.settings.af.l_max,
             s.settings.ranking, s.settings.bm25, name_signals=narrowed.signals,
-            notes=narrowed.notes, schedule=s.settings.af.schedule,
+            notes=narrowed.notes + said, schedule=s.settings.af.schedule,
             step6_order=s.settings.af.step6_order,
             topup_excludes=s.settings.af.topup_excludes,
-            text_only=_text_only(used), residual=_residual(s, question, used))
+            text_only=_text_only(used), residual=_residual(s, question, used),
+            orders=orders)
 
 
 def _residual(s: Session, question: str, query: ResolvedQuery
@@ -130,6 +137,28 @@ def _residual(s: Session, question: str, query: ResolvedQuery
              for n in sym.search_strings]
     rest = residual_question(question, names)
     return None if rest == question else (rest, query_vector(s.store, s.embedder, rest))
+
+
+def _unmet_orders(s: Session, question: str, grounded: GroundedCypher,
+                  target_type: str | None) -> tuple[AttributeOrder, ...]:
+    """The target's number comparisons the relaxed grounding left out, where the question's
+    words name the attribute ("more than 500 senses" for "more than 50 senses": the
+    number is wrong, the attribute asked for), as orders for the ranking. One the
+    question does not name is an LLM's addition, and no evidence."""
+    target = grounded.resolved.symbols.get(grounded.resolved.target or "")
+    if grounded.relaxed is None or target is None or s.settings.af.ranking != "hybrid":
+        return ()
+    kept = grounded.relaxed.query.symbols.get(target.var)
+    said = {w[:5] for w in re.findall(r"[a-z]{4,}", question.lower())}
+    orders = []
+    for cond in target.conditions:
+        if kept is not None and cond in kept.conditions:
+            continue
+        order = attribute_order(s.catalog, target_type, cond)
+        if order is not None and any(w[:5] in said for w in re.split(r"[\W_]+", order.path)
+                                     if len(w) > 3):
+            orders.append(order)
+    return tuple(orders)
 
 
 def _candidate_names(store: Store, grounded: GroundedCypher) -> frozenset[str]:
