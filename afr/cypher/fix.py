@@ -59,9 +59,10 @@ from afr.store.skb import SkbSchema
 
 __all__ = ["FIX_KINDS", "Fix", "FixResult", "fix_query_graph", "symbol_type", "triplet_text"]
 
-# Every kind of Fix ``fix_query_graph`` makes, in the order the repairs run. Two more
+# Every kind of Fix ``fix_query_graph`` makes, in the order the repairs run. Three more
 # need more than the schema: the question's words (``edge_named``,
-# afr.methods.af.named_relations) and the data (``direction_data``, afr.methods.af.grounding).
+# afr.methods.af.named_relations), its names linked in the data (``name_from_question``,
+# afr.methods.af.question_names) and the data (``direction_data``, afr.methods.af.grounding).
 FIX_KINDS = (
     "node_label",        # case / separators / plural: Drugs → drug
     "node_label_typo",   # edit distance: Diseaze → disease

@@ -38,7 +38,8 @@ def report_cypher(session: Session, text: str, graph: QueryGraph, *,
         raise AfrError(f"--target-type {target_type}: not a node type of this SKB (see "
                        "'afr info')")
     fixed = fix_cypher(graph, session.schema, session.catalog, target_type=node_type,
-                       enabled=session.settings.af.fix, question=question)
+                       enabled=session.settings.af.fix, question=question,
+                       store=session.store)
     if not (ground or sql):
         return CypherReport(text, graph, fixed, node_type)
     grounded = ground_cypher(session, text, target_type=node_type, question=question)

@@ -20,6 +20,7 @@ from afr.errors import AfrError
 from afr.ground import GroundingQuery, GroundingResult, GSymbol, GTriplet, ground
 from afr.ground.run import witnesses
 from afr.methods.af.named_relations import add_named_relations
+from afr.methods.af.question_names import name_unnamed_ends
 from afr.methods.af.symbols import SymbolCandidates, complete_symbols, retrieve_symbols
 from afr.methods.base import Session
 from afr.retrieval.candidate import Candidate
@@ -90,7 +91,7 @@ def ground_cypher(session: Session, cypher: str, *, target_type: str | None = No
     schema, catalog, af = session.schema, session.catalog, session.settings.af
     with timer.step("3_parse"):
         fixed = fix_cypher(parse_cypher(cypher), schema, catalog, target_type=target_type,
-                           enabled=af.fix, question=question)
+                           enabled=af.fix, question=question, store=session.store)
         resolved = resolve(fixed.graph, schema, mode=af.mode,
                            use_edge_types=af.use_edge_types, target_type=target_type)
         # A condition the fixes dropped (no such attribute) stays a hint: step 4 folds
@@ -284,17 +285,20 @@ def _fewer_than_k_can_answer(out: GroundedCypher, k: int) -> bool:
 
 def fix_cypher(graph: QueryGraph, schema: SkbSchema, catalog: AttributeCatalog, *,
                target_type: str | None = None, enabled: bool = True,
-               question: str | None = None) -> FixResult:
+               question: str | None = None, store: Store | None = None) -> FixResult:
     """Step 3a on a parsed query: the deterministic fixes, with the store's attribute
     catalogue, then (given the ``question``) the relations it names beside those the
-    query chose (``afr.methods.af.named_relations``); the graph as it is when
-    ``enabled`` is off."""
+    query chose (``afr.methods.af.named_relations``) and (given the ``store`` too) the
+    names it gives the query's unnamed ends (``afr.methods.af.question_names``); the
+    graph as it is when ``enabled`` is off."""
     if not enabled:
         return FixResult(graph)
     attributes = {t: catalog.entries.get(t, {}) for t in schema.node_types}
     fixed = fix_query_graph(graph, schema, attributes, target_type=target_type)
     if question is not None:
         fixed.fixes.extend(add_named_relations(fixed.graph, schema, question))
+        if store is not None:
+            fixed.fixes.extend(name_unnamed_ends(store, fixed.graph, schema, question))
     return fixed
 
 

@@ -1,0 +1,108 @@
+"""The names a question gives to what its Cypher left unnamed (issue 27: the mistakes an LLM
+makes in Cypher). "Find a paper written by Ben O. Suzuki" written as ``(a:author)-[:writes]
+->(y:paper)`` grounds every author's papers; the question's confident link names the end,
+and only Ben's papers ground. Nothing is named for a path's middle, for an ordinary word,
+for a name the query already writes (in part), for two unnamed ends of one type, or
+without the question. DuckDB and PostgreSQL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from settings_util import settings_of
+from skbutil import write_skb
+
+from afr.cypher.grammar import parse_cypher
+from afr.embed.hashing import HashingEmbedder
+from afr.lexical import build_lexical_index
+from afr.load import load_skb_dir
+from afr.methods.af.grounding import ground_cypher
+from afr.methods.af.question_names import NAME_FROM_QUESTION, name_unnamed_ends
+from afr.pipeline.ask import open_session
+from afr.store import Store
+from afr.vectors import embed_store
+
+WRITES = "author_writes_paper"
+CITES = "paper_cites_paper"
+SCHEMA = {
+    "name": "papers", "directed": True, "candidate_types": ["paper"],
+    "node_types": {"paper": {}, "author": {}},
+    "edge_types": {"writes": {"source": "author", "target": "paper", "label": WRITES},
+                   "cites": {"source": "paper", "target": "paper", "label": CITES}},
+}
+AUTHORS = {100: "Ben O. Suzuki", 101: "Ana Lee", 102: "Pat"}
+PAPERS = {1: "Sparse routing of legal documents", 2: "Dense caching layers",
+          3: "Robust hashing at scale", 4: "Caching for routing"}
+EDGES = [(100, "writes", 1), (100, "writes", 2), (101, "writes", 3), (102, "writes", 4),
+         (3, "cites", 1), (4, "cites", 2)]
+UNNAMED = f"MATCH (a:author)-[:{WRITES}]->(y:paper) RETURN y"
+
+
+def _session(store: Store, tmp_path: Path):
+    nodes = [{"id": i, "type": "author", "name": n, "text": f"the author {n}"}
+             for i, n in AUTHORS.items()]
+    nodes += [{"id": i, "type": "paper", "name": n, "text": f"a paper: {n}"}
+              for i, n in PAPERS.items()]
+    load_skb_dir(store, write_skb(tmp_path / "skb", SCHEMA, nodes, EDGES), progress=False)
+    embed_store(store, HashingEmbedder(32), progress=False)
+    build_lexical_index(store, progress=False)
+    return open_session(store, settings_of(llm__offline=True, ask__k=3, af__l_max=2,
+                                           rerank__method="none"))
+
+
+def _answers(session, cypher: str, question: str | None) -> tuple[list[int], list]:
+    """The answers of the first scope level (the names' own nodes), and the fixes made."""
+    grounded = ground_cypher(session, cypher, target_type="paper", question=question)
+    found = grounded.result.answers if grounded.result else []
+    first = min((level for _, level in found), default=0)
+    return (sorted(n for n, level in found if level == first),
+            [f for f in grounded.fixes if f.kind == NAME_FROM_QUESTION])
+
+
+def test_a_name_the_question_gives_an_unnamed_end_grounds_its_answers(
+        store: Store, tmp_path: Path) -> None:
+    session = _session(store, tmp_path)
+    answers, (fix,) = _answers(session, UNNAMED, "Find a paper written by Ben O. Suzuki.")
+    assert answers == [1, 2]
+    assert (fix.where, fix.before, fix.after) == ("(a:author)", None,
+                                                  "a.name = 'Ben O. Suzuki'")
+    assert "the question names the author 'Ben O. Suzuki'" in fix.note
+    assert _answers(session, UNNAMED, None) == ([1, 2, 3, 4], [])  # no question: as written
+
+
+def test_no_name_where_the_question_does_not_say_which_end_or_which_name(
+        store: Store, tmp_path: Path) -> None:
+    session = _session(store, tmp_path)
+    schema = session.schema
+    every = [1, 2, 3, 4]
+    # an ordinary word that names an author is no link ("pat" the verb)
+    assert _answers(session, UNNAMED, "Which papers did someone pat on the back?") \
+        == (every, [])
+    # two authors named: which one wrote them is not said
+    assert _answers(session, UNNAMED, "Find a paper by Ben O. Suzuki or Ana Lee.") \
+        == (every, [])
+    # the query writes the name already, in part: nothing to give
+    partial = f'MATCH (a:author {{name: "Suzuki"}})-[:{WRITES}]->(y:paper) RETURN y'
+    graph = parse_cypher(partial)
+    assert name_unnamed_ends(session.store, graph, schema,
+                             "Find a paper written by Ben O. Suzuki.") == []
+    # a path's middle (a paper cited by the answers, written by Ana Lee) is not an end
+    middle = (f'MATCH (y:paper)-[:{CITES}]->(v:paper)<-[:{WRITES}]-'
+              f'(a:author {{name: "Ana Lee"}}) RETURN y')
+    graph = parse_cypher(middle)
+    assert name_unnamed_ends(session.store, graph, schema,
+                             "Which paper cites Robust hashing at scale by Ana Lee?") == []
+    # two unnamed ends of one type: which one the name belongs to is not said
+    two = (f"MATCH (a:author)-[:{WRITES}]->(y:paper), (b:author)-[:{WRITES}]->(y) "
+           "RETURN y")
+    graph = parse_cypher(two)
+    assert name_unnamed_ends(session.store, graph, schema,
+                             "Find a paper written by Ben O. Suzuki.") == []
+    # the question describes the end ("a paper citing X"): X is one hop further on, the
+    # end is that paper (the query cut the path short)
+    short = f"MATCH (y:paper)-[:{CITES}]->(v:paper) RETURN y"
+    question = "Which paper cites a paper citing Sparse routing of legal documents?"
+    assert name_unnamed_ends(session.store, parse_cypher(short), schema, question) == []
+    named = "Which paper cites Sparse routing of legal documents?"
+    (fix,) = name_unnamed_ends(session.store, parse_cypher(short), schema, named)
+    assert fix.after == "v.name = 'Sparse routing of legal documents'"
