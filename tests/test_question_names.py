@@ -1,9 +1,11 @@
-"""The names a question gives to what its Cypher left unnamed (issue 27: the mistakes an LLM
-makes in Cypher). "Find a paper written by Ben O. Suzuki" written as ``(a:author)-[:writes]
-->(y:paper)`` grounds every author's papers; the question's confident link names the end,
-and only Ben's papers ground. Nothing is named for a path's middle, for an ordinary word,
-for a name the query already writes (in part), for two unnamed ends of one type, or
-without the question. DuckDB and PostgreSQL."""
+"""The names a question gives to what its Cypher misspelt or left unnamed (issue 27: the
+mistakes an LLM makes in Cypher). "Find a paper written by Ben O. Suzuki" written as
+``(a:author)-[:writes]->(y:paper)`` grounds every author's papers; the question's confident
+link names the end, and only Ben's papers ground. Nothing is named for a path's middle, for
+an ordinary word, for a name the query already writes (in part), for two unnamed ends of
+one type, or without the question. A name no node has ("Ben O. Suzkui", "Suzuki") becomes
+the question's like one; a name some node has, or one like none, stays. DuckDB and
+PostgreSQL."""
 
 from __future__ import annotations
 
@@ -16,8 +18,8 @@ from afr.cypher.grammar import parse_cypher
 from afr.embed.hashing import HashingEmbedder
 from afr.lexical import build_lexical_index
 from afr.load import load_skb_dir
-from afr.methods.af.grounding import ground_cypher
-from afr.methods.af.question_names import NAME_FROM_QUESTION, name_unnamed_ends
+from afr.methods.af.grounding import UNMENTIONED, ground_cypher
+from afr.methods.af.question_names import NAME_FROM_QUESTION, NAME_RESPELLED, names_from_question
 from afr.pipeline.ask import open_session
 from afr.store import Store
 from afr.vectors import embed_store
@@ -56,7 +58,8 @@ def _answers(session, cypher: str, question: str | None) -> tuple[list[int], lis
     found = grounded.result.answers if grounded.result else []
     first = min((level for _, level in found), default=0)
     return (sorted(n for n, level in found if level == first),
-            [f for f in grounded.fixes if f.kind == NAME_FROM_QUESTION])
+            [f for f in grounded.fixes
+             if f.kind in (NAME_FROM_QUESTION, NAME_RESPELLED, UNMENTIONED)])
 
 
 def test_a_name_the_question_gives_an_unnamed_end_grounds_its_answers(
@@ -81,28 +84,73 @@ def test_no_name_where_the_question_does_not_say_which_end_or_which_name(
     # two authors named: which one wrote them is not said
     assert _answers(session, UNNAMED, "Find a paper by Ben O. Suzuki or Ana Lee.") \
         == (every, [])
-    # the query writes the name already, in part: nothing to give
+    # the query writes the name already, in part: no end to name (the part is respelled)
     partial = f'MATCH (a:author {{name: "Suzuki"}})-[:{WRITES}]->(y:paper) RETURN y'
     graph = parse_cypher(partial)
-    assert name_unnamed_ends(session.store, graph, schema,
-                             "Find a paper written by Ben O. Suzuki.") == []
+    assert [f.kind for f in names_from_question(session.store, graph, schema,
+                                               "Find a paper written by Ben O. Suzuki.")] \
+        == [NAME_RESPELLED]
     # a path's middle (a paper cited by the answers, written by Ana Lee) is not an end
     middle = (f'MATCH (y:paper)-[:{CITES}]->(v:paper)<-[:{WRITES}]-'
               f'(a:author {{name: "Ana Lee"}}) RETURN y')
     graph = parse_cypher(middle)
-    assert name_unnamed_ends(session.store, graph, schema,
+    assert names_from_question(session.store, graph, schema,
                              "Which paper cites Robust hashing at scale by Ana Lee?") == []
     # two unnamed ends of one type: which one the name belongs to is not said
     two = (f"MATCH (a:author)-[:{WRITES}]->(y:paper), (b:author)-[:{WRITES}]->(y) "
            "RETURN y")
     graph = parse_cypher(two)
-    assert name_unnamed_ends(session.store, graph, schema,
+    assert names_from_question(session.store, graph, schema,
                              "Find a paper written by Ben O. Suzuki.") == []
     # the question describes the end ("a paper citing X"): X is one hop further on, the
     # end is that paper (the query cut the path short)
     short = f"MATCH (y:paper)-[:{CITES}]->(v:paper) RETURN y"
     question = "Which paper cites a paper citing Sparse routing of legal documents?"
-    assert name_unnamed_ends(session.store, parse_cypher(short), schema, question) == []
+    assert names_from_question(session.store, parse_cypher(short), schema, question) == []
     named = "Which paper cites Sparse routing of legal documents?"
-    (fix,) = name_unnamed_ends(session.store, parse_cypher(short), schema, named)
+    (fix,) = names_from_question(session.store, parse_cypher(short), schema, named)
     assert fix.after == "v.name = 'Sparse routing of legal documents'"
+
+
+def test_a_name_no_node_has_becomes_the_questions_like_name(store: Store,
+                                                             tmp_path: Path) -> None:
+    session = _session(store, tmp_path)
+    question = "Find a paper written by Ben O. Suzuki."
+    for written in ("Ben O. Suzkui", "ben o suzuki", "Suzuki"):
+        cypher = UNNAMED.replace("(a:author)", f'(a:author {{name: "{written}"}})')
+        answers, (fix,) = _answers(session, cypher, question)
+        assert answers == [1, 2], written
+        assert (fix.kind, fix.before, fix.after) == (
+            NAME_RESPELLED, f"a.name = {written!r}", "a.name = 'Ben O. Suzuki'")
+        assert f"no author is named {written!r}; the question writes 'Ben O. Suzuki'" \
+            == fix.note
+    # a name some author has is the query's choice; one like no name the question writes
+    # stays for step 4's similarity search
+    for written in ("Ana Lee", "Pat", "Ann Leigh"):
+        cypher = UNNAMED.replace("(a:author)", f'(a:author {{name: "{written}"}})')
+        assert _answers(session, cypher, question)[1] == [], written
+    assert _answers(session, UNNAMED.replace("(a:author)", '(a:author {name: "Suzkui"})'),
+                    None)[1] == []
+
+
+def test_a_constant_the_question_never_names_gives_way_when_nothing_meets_it(
+        store: Store, tmp_path: Path) -> None:
+    """An LLM's addition ("that cites Sparse routing of legal documents", which the
+    question never says) that no answer meets beside the rest is left out when the rest
+    grounds answers at the first level; a constant the question names stays, and so does
+    one a first-level answer meets."""
+    session = _session(store, tmp_path)
+    cites = (f'MATCH (a:author {{name: "Ben O. Suzuki"}})-[:{WRITES}]->(y:paper), '
+             f'(y)-[:{CITES}]->(p:paper {{name: "Sparse routing of legal documents"}}) '
+             "RETURN y")
+    answers, (fix,) = _answers(session, cites, "Find a paper written by Ben O. Suzuki.")
+    assert answers == [1, 2]  # neither of Ben's papers cites it
+    assert (fix.kind, fix.before, fix.after) == (
+        UNMENTIONED, "Sparse routing of legal documents", None)
+    assert "the question never names 'Sparse routing of legal documents'" in fix.note
+    named = "Find a paper by Ben O. Suzuki that cites Sparse routing of legal documents."
+    assert UNMENTIONED not in [f.kind for f in _answers(session, cites, named)[1]]
+    # Robust hashing at scale cites paper 1, one of Ben's: grounded as written
+    cited = (f'MATCH (a:author {{name: "Ben O. Suzuki"}})-[:{WRITES}]->(y:paper), '
+             f'(y)<-[:{CITES}]-(p:paper {{name: "Robust hashing at scale"}}) RETURN y')
+    assert _answers(session, cited, "Find a paper written by Ben O. Suzuki.") == ([1], [])

@@ -59,10 +59,11 @@ from afr.store.skb import SkbSchema
 
 __all__ = ["FIX_KINDS", "Fix", "FixResult", "fix_query_graph", "symbol_type", "triplet_text"]
 
-# Every kind of Fix ``fix_query_graph`` makes, in the order the repairs run. Three more
-# need more than the schema: the question's words (``edge_named``,
-# afr.methods.af.named_relations), its names linked in the data (``name_from_question``,
-# afr.methods.af.question_names) and the data (``direction_data``, afr.methods.af.grounding).
+# Every kind of Fix ``fix_query_graph`` makes, in the order the repairs run. More need
+# more than the schema: the question's words (``edge_named``,
+# afr.methods.af.named_relations), its names linked in the data (``name_respelled``,
+# ``name_from_question``: afr.methods.af.question_names) and the data
+# (``direction_data``, ``unmentioned_constant``: afr.methods.af.grounding).
 FIX_KINDS = (
     "node_label",        # case / separators / plural: Drugs → drug
     "node_label_typo",   # edit distance: Diseaze → disease

@@ -20,7 +20,7 @@ from afr.errors import AfrError
 from afr.ground import GroundingQuery, GroundingResult, GSymbol, GTriplet, ground
 from afr.ground.run import witnesses
 from afr.methods.af.named_relations import add_named_relations
-from afr.methods.af.question_names import name_unnamed_ends
+from afr.methods.af.question_names import names_from_question, unmentioned_constants
 from afr.methods.af.symbols import SymbolCandidates, complete_symbols, retrieve_symbols
 from afr.methods.base import Session
 from afr.retrieval.candidate import Candidate
@@ -31,6 +31,7 @@ from afr.store.skb import SkbSchema
 
 # The kind of the fix ``_ground_turned`` makes (the schema's own fixes: afr.cypher.fix).
 DIRECTION_DATA = "direction_data"
+UNMENTIONED = "unmentioned_constant"  # a constant the question never names, left out
 
 
 @dataclass
@@ -103,6 +104,8 @@ def ground_cypher(session: Session, cypher: str, *, target_type: str | None = No
     _ground_texts_first(session, out, timer)
     if af.fix and not _first_level_answers(out):  # a relationship written backwards?
         _ground_turned(session, out, timer)
+    if af.fix and question is not None and not _first_level_answers(out):
+        _ground_without_unmentioned(session, out, timer, question)
     if not grounded_count(out) and session.settings.af.relax:
         _ground_relaxed(session, out, timer)
     return out
@@ -145,6 +148,33 @@ def _ground_relaxed(session: Session, out: GroundedCypher, timer: Timer) -> None
                                          f"{l_max} best candidates for each named node): "
                                          f"grounded on {what} alone ({found} "
                                          f"answer{'s' * (found != 1)})")
+            return
+
+
+def _ground_without_unmentioned(session: Session, out: GroundedCypher, timer: Timer,
+                                question: str) -> None:
+    """No answer at the first scope level, and the query names a node the question never
+    does (``unmentioned_constants``): an LLM's addition (a brand, a product viewed
+    together) that no answer meets beside the question's own constraints. The query
+    without that constant and its relationships is used when it grounds answers at the
+    first level and still constrains the target."""
+    for var in unmentioned_constants(out.resolved, question):
+        rest = [t for t in out.resolved.triplets if var not in (t.head, t.tail)]
+        if not rest:
+            continue
+        symbols = {v: s for v, s in out.resolved.symbols.items() if v != var}
+        part = GroundedCypher(out.graph, replace(out.resolved, symbols=symbols,
+                                                 triplets=rest), out.fixes,
+                              timings=out.timings)
+        _ground_texts_first(session, part, timer)
+        if _first_level_answers(part):
+            name = out.resolved.symbols[var].search_strings[0]
+            out.resolved, out.symbols = part.resolved, part.symbols
+            out.query, out.result = part.query, part.result
+            out.fixes = [*out.fixes, Fix(
+                UNMENTIONED, f"({var} {{name: {name!r}}})", name, None,
+                f"the question never names {name!r}, and no answer meets it beside the "
+                f"rest; without it, {len(part.result.answers)} answers")]
             return
 
 
@@ -288,8 +318,8 @@ def fix_cypher(graph: QueryGraph, schema: SkbSchema, catalog: AttributeCatalog, 
                question: str | None = None, store: Store | None = None) -> FixResult:
     """Step 3a on a parsed query: the deterministic fixes, with the store's attribute
     catalogue, then (given the ``question``) the relations it names beside those the
-    query chose (``afr.methods.af.named_relations``) and (given the ``store`` too) the
-    names it gives the query's unnamed ends (``afr.methods.af.question_names``); the
+    query chose (``afr.methods.af.named_relations``) and (given the ``store`` too) its
+    names for what the query misspelt or left unnamed (``afr.methods.af.question_names``); the
     graph as it is when ``enabled`` is off."""
     if not enabled:
         return FixResult(graph)
@@ -298,7 +328,7 @@ def fix_cypher(graph: QueryGraph, schema: SkbSchema, catalog: AttributeCatalog, 
     if question is not None:
         fixed.fixes.extend(add_named_relations(fixed.graph, schema, question))
         if store is not None:
-            fixed.fixes.extend(name_unnamed_ends(store, fixed.graph, schema, question))
+            fixed.fixes.extend(names_from_question(store, fixed.graph, schema, question))
     return fixed
 
 

@@ -269,11 +269,7 @@ def formalize(store: Store, question: str, schema: SkbSchema, catalog: Attribute
         patterns.append(_class_pattern(schema, asked, notes))
         support.append(CLASS_TRUST)
     qwords = {w.lower() for w, _, _ in tokens(question) if w.lower() not in STOPWORDS}
-    comparisons = _conditions(question, target_type, catalog, qwords)
-    # the number of "more than 40 senses" is a quantity, not the word "40"
-    entities = [e for e in entities if not any(c.quantity[0] <= e.span[0] < c.quantity[1]
-                                               for c in comparisons)]
-    conditions = [c for c in comparisons if c.text]
+    conditions, entities = _comparisons(question, target_type, catalog, qwords, entities)
     support += [c.trust for c in conditions]
     target = f"(y:{_label(schema.node_types[target_type].label)})" if target_type else "(y)"
     qualifies = _qualifiers(store, entities, question, set(words))
@@ -312,9 +308,20 @@ def formalize(store: Store, question: str, schema: SkbSchema, catalog: Attribute
     cypher = "MATCH " + ",\n      ".join(patterns)
     if conditions:
         cypher += "\nWHERE " + " AND ".join(c.text for c in conditions)
-    cypher += "\nRETURN y"
     confidence = sum(support) / len(support) if support else 0.0
-    return OfflineFormalization(target_type, cypher, entities, notes, confidence)
+    return OfflineFormalization(target_type, cypher + "\nRETURN y", entities, notes,
+                                confidence)
+
+
+def _comparisons(question: str, target_type: str | None, catalog: AttributeCatalog,
+                 question_words: set[str], entities: list[LinkedEntity]
+                 ) -> tuple[list[_Comparison], list[LinkedEntity]]:
+    """The conditions the question's comparisons make, and the entities outside their
+    numbers: the number of "more than 40 senses" is a quantity, not the word "40"."""
+    comparisons = _conditions(question, target_type, catalog, question_words)
+    entities = [e for e in entities if not any(c.quantity[0] <= e.span[0] < c.quantity[1]
+                                               for c in comparisons)]
+    return [c for c in comparisons if c.text], entities
 
 
 def _constant(schema: SkbSchema, ent: LinkedEntity, i: int) -> str:
