@@ -15,11 +15,17 @@ from settings_util import settings_of
 from skbutil import write_skb
 
 from afr.cypher.grammar import parse_cypher
+from afr.cypher.resolve import resolve
 from afr.embed.hashing import HashingEmbedder
 from afr.lexical import build_lexical_index
 from afr.load import load_skb_dir
 from afr.methods.af.grounding import UNMENTIONED, ground_cypher
-from afr.methods.af.question_names import NAME_FROM_QUESTION, NAME_RESPELLED, names_from_question
+from afr.methods.af.question_names import (
+    NAME_FROM_QUESTION,
+    NAME_RESPELLED,
+    names_from_question,
+    unmentioned_constants,
+)
 from afr.pipeline.ask import open_session
 from afr.store import Store
 from afr.vectors import embed_store
@@ -154,3 +160,17 @@ def test_a_constant_the_question_never_names_gives_way_when_nothing_meets_it(
     cited = (f'MATCH (a:author {{name: "Ben O. Suzuki"}})-[:{WRITES}]->(y:paper), '
              f'(y)<-[:{CITES}]-(p:paper {{name: "Robust hashing at scale"}}) RETURN y')
     assert _answers(session, cited, "Find a paper written by Ben O. Suzuki.") == ([1], [])
+
+
+def test_a_shortened_or_misspelt_name_is_one_the_question_mentions(
+        store: Store, tmp_path: Path) -> None:
+    """Only a name none of whose words the question writes in any form is unmentioned:
+    "Suzk" (the start of "Suzuki") and "Cashing for routting" (misspelt) are mentioned."""
+    schema = _session(store, tmp_path).schema
+    query = resolve(parse_cypher(
+        f'MATCH (a:author {{name: "Suzk"}})-[:{WRITES}]->(y:paper), '
+        f'(y)-[:{CITES}]->(p:paper {{name: "Cashing for routting"}}) RETURN y'), schema)
+    assert unmentioned_constants(query, "Which paper by Suzuki cites Caching for routing?") \
+        == []
+    assert unmentioned_constants(query, "Which paper by Suzuki?") == ["p"]
+    assert unmentioned_constants(query, "Which paper cites caching?") == ["a"]

@@ -38,11 +38,11 @@ from afr.retrieval.linking import (
     STOPWORDS,
     LinkedEntity,
     link_entities,
-    nodes_named,
     tokens,
     type_words,
 )
 from afr.store.base import Store
+from afr.store.names import has_name_index, lookup_names
 from afr.store.skb import SkbSchema
 
 NAME_FROM_QUESTION = "name_from_question"  # an unnamed end named
@@ -65,9 +65,12 @@ def names_from_question(store: Store, graph: QueryGraph, schema: SkbSchema, ques
     ends = _unnamed_ends(graph, schema)
     if not constants and not ends:
         return []
-    known = nodes_named(store, sorted({v.lower() for _, _, v in constants}))
-    unknown = [(var, node_type, value) for var, node_type, value in constants
-               if not any(n[1] == node_type for n in known.get(value.lower(), []))]
+    # no node bears the name exactly, as step 4 looks it up (a store without the name
+    # index is left as it is: its lookup is a scan)
+    known = lookup_names(store, [v for _, _, v in constants]) \
+        if constants and has_name_index(store) else [[(0, t)] for _, t, _ in constants]
+    unknown = [(var, node_type, value) for (var, node_type, value), hits
+               in zip(constants, known, strict=True) if all(t != node_type for _, t in hits)]
     if not unknown and not ends:
         return []
     words = type_words(schema)
@@ -196,16 +199,25 @@ def _same_name(linked: str, written: str) -> bool:
 
 def unmentioned_constants(query: ResolvedQuery, question: str) -> list[str]:
     """The query's constants (not the target) none of whose names' words the question
-    writes (5-letter stems, stopwords aside): "Vintage Copper Backpack Z500" in a query for
-    a question about a knife set's colours. A name the LLM chose for the question's own
-    words ("corvine bird" for "a bird of the crow family") shares a word with it."""
-    said = {w.lower()[:5] for w, _, _ in tokens(question) if w.lower() not in STOPWORDS}
+    writes in any form (``_alike_words``; stopwords aside): "Vintage Copper Backpack Z500"
+    in a query for a question about a knife set's colours. A name the LLM chose for the
+    question's own words ("corvine bird" for "a bird of the crow family") shares a word
+    with it, a shortened or misspelt one ("argp", "Noreeraft") is alike."""
+    said = {w.lower() for w, _, _ in tokens(question) if w.lower() not in STOPWORDS}
     out = []
     for var, symbol in query.symbols.items():
         if var == query.target or not symbol.is_constant:
             continue
-        words = {w.lower()[:5] for name in symbol.search_strings
+        words = {w.lower() for name in symbol.search_strings
                  for w, _, _ in tokens(name) if w.lower() not in STOPWORDS}
-        if words and not words & said:
+        if words and not any(_alike_words(w, q) for w in words for q in said):
             out.append(var)
     return out
+
+
+def _alike_words(a: str, b: str) -> bool:
+    """One word, however written: the same stem (five letters), one the start of the
+    other ("argp" of "argparse"), or a misspelling (difflib's ratio ``MIN_LIKENESS``)."""
+    if a[:5] == b[:5] or (min(len(a), len(b)) >= 3 and (a.startswith(b) or b.startswith(a))):
+        return True
+    return SequenceMatcher(None, a, b).ratio() >= MIN_LIKENESS
