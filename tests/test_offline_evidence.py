@@ -319,18 +319,23 @@ def test_a_relation_the_question_names_links_the_word_after_it(store: Store,
     assert formalize(store, "Which verb is like ascending?", schema_, catalog).entities == []
 
 
+def _load_words(store: Store, tmp_path: Path, words: dict[str, dict]) -> None:
+    """An SKB of words alone, with their attributes, ids from 1 in the given order."""
+    schema = {"name": "words", "directed": True, "candidate_types": ["word"],
+              "node_types": {"word": {}}, "edge_types": {}}
+    nodes = [{"id": i, "type": "word", "name": n, "text": n, "attrs": attrs}
+             for i, (n, attrs) in enumerate(words.items(), 1)]
+    load_skb_dir(store, write_skb(tmp_path / "skb", schema, nodes, []), progress=False)
+
+
 def test_a_comparison_names_its_attribute_and_its_number_is_no_name(
         store: Store, tmp_path: Path) -> None:
     """"more than 40 senses as a verb": the attribute whose name the question's words name
     most (verb_senses, not senses), trusted as named; "40", a word of the SKB, is the
     comparison's quantity, not an entity."""
-    schema = {"name": "words", "directed": True, "candidate_types": ["word"],
-              "node_types": {"word": {}}, "edge_types": {}}
-    nodes = [{"id": i, "type": "word", "name": n, "text": n,
-              "attrs": {"senses": s, "verb_senses": v}}
-             for i, (n, s, v) in enumerate([("run", 57, 41), ("set", 45, 24),
-                                            ("40", 1, 0)], 1)]
-    load_skb_dir(store, write_skb(tmp_path / "skb", schema, nodes, []), progress=False)
+    _load_words(store, tmp_path, {"run": {"senses": 57, "verb_senses": 41},
+                                  "set": {"senses": 45, "verb_senses": 24},
+                                  "40": {"senses": 1, "verb_senses": 0}})
     formal = formalize(store, "Which words have more than 40 senses as a verb?",
                        store.skb_schema(), AttributeCatalog.from_store(store))
     assert formal.cypher == "MATCH (y:`word`)\nWHERE y.verb_senses > 40\nRETURN y"
@@ -345,13 +350,9 @@ def test_an_amount_names_its_attribute_by_the_questions_other_words(
     """"tagged more than 50 times in the corpus": no attribute is named "times", so the one
     number attribute whose name another word of the question names (corpus_frequency) is
     the guess; with none, the amount is still no entity (the word "50" is not linked)."""
-    schema = {"name": "words", "directed": True, "candidate_types": ["word"],
-              "node_types": {"word": {}}, "edge_types": {}}
-    nodes = [{"id": i, "type": "word", "name": n, "text": n,
-              "attrs": {"senses": s, "corpus_frequency": f}}
-             for i, (n, s, f) in enumerate([("run", 57, 300), ("set", 45, 20),
-                                            ("50", 1, 0)], 1)]
-    load_skb_dir(store, write_skb(tmp_path / "skb", schema, nodes, []), progress=False)
+    _load_words(store, tmp_path, {"run": {"senses": 57, "corpus_frequency": 300},
+                                  "set": {"senses": 45, "corpus_frequency": 20},
+                                  "50": {"senses": 1, "corpus_frequency": 0}})
     schema_, catalog = store.skb_schema(), AttributeCatalog.from_store(store)
     formal = formalize(store, "Which words are tagged more than 50 times in the corpus?",
                        schema_, catalog)
