@@ -163,19 +163,31 @@ def _ground_without_unmentioned(session: Session, out: GroundedCypher, timer: Ti
         if not rest:
             continue
         symbols = {v: s for v, s in out.resolved.symbols.items() if v != var}
-        part = GroundedCypher(out.graph, replace(out.resolved, symbols=symbols,
-                                                 triplets=rest), out.fixes,
-                              timings=out.timings)
-        _ground_texts_first(session, part, timer)
-        if _first_level_answers(part):
+        part = _first_level_grounding(session, out, timer, replace(
+            out.resolved, symbols=symbols, triplets=rest))
+        if part is not None:
             name = out.resolved.symbols[var].search_strings[0]
-            out.resolved, out.symbols = part.resolved, part.symbols
-            out.query, out.result = part.query, part.result
-            out.fixes = [*out.fixes, Fix(
+            _adopt(out, part, Fix(
                 UNMENTIONED, f"({var} {{name: {name!r}}})", name, None,
                 f"the question never names {name!r}, and no answer meets it beside the "
-                f"rest; without it, {len(part.result.answers)} answers")]
+                f"rest; without it, {len(part.result.answers)} answers"))
             return
+
+
+def _first_level_grounding(session: Session, out: GroundedCypher, timer: Timer,
+                           query: ResolvedQuery) -> GroundedCypher | None:
+    """``query`` (a mended form of ``out``'s) grounded, text conditions first: the
+    grounding when it has answers at the first scope level, else None."""
+    part = GroundedCypher(out.graph, query, out.fixes, timings=out.timings)
+    _ground_texts_first(session, part, timer)
+    return part if _first_level_answers(part) else None
+
+
+def _adopt(out: GroundedCypher, part: GroundedCypher, fix: Fix) -> None:
+    """``out`` grounded as ``part`` is, with the ``fix`` that made its query."""
+    out.resolved, out.symbols = part.resolved, part.symbols
+    out.query, out.result = part.query, part.result
+    out.fixes = [*out.fixes, fix]
 
 
 def _first_level_answers(grounded: GroundedCypher) -> bool:
@@ -218,16 +230,13 @@ def _ground_turned(session: Session, out: GroundedCypher, timer: Timer) -> None:
         turned = replace(out.resolved, triplets=[
             *out.resolved.triplets[:i], replace(t, head=t.tail, tail=t.head),
             *out.resolved.triplets[i + 1:]])
-        part = GroundedCypher(out.graph, turned, out.fixes, timings=out.timings)
-        _ground_texts_first(session, part, timer)
-        if _first_level_answers(part):
-            out.resolved, out.symbols = turned, part.symbols
-            out.query, out.result = part.query, part.result
-            out.fixes = [*out.fixes, Fix(
+        part = _first_level_grounding(session, out, timer, turned)
+        if part is not None:
+            _adopt(out, part, Fix(
                 DIRECTION_DATA, f"({t.head})-[:{t.edge_label}]->({t.tail})",
                 f"({t.head})->({t.tail})", f"({t.tail})->({t.head})",
                 f"the named node has no {t.edge_type} edge this way round, and has some "
-                f"the other; turned, {len(part.result.answers)} answers")]
+                f"the other; turned, {len(part.result.answers)} answers"))
             return
 
 

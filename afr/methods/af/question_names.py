@@ -86,8 +86,7 @@ def _respell(graph: QueryGraph, var: str, node_type: str, value: str,
     """``var``'s name ``value``, which no node of its type has, as the question writes it:
     the one linked name of the type most like it (``MIN_LIKENESS``) that the query does
     not write elsewhere."""
-    written = {n.lower() for s in graph.symbols.values() for c in s.conditions
-               for n in name_search_strings(c)}
+    written = _written_names(graph)
     scored = [(_likeness(value, e.name), e) for e in linked
               if e.node_type == node_type and e.name.lower() not in written]
     best = max((score for score, _ in scored), default=0.0)
@@ -98,7 +97,7 @@ def _respell(graph: QueryGraph, var: str, node_type: str, value: str,
     symbol = graph.symbols[var]
     symbol.conditions = [replace(c, value=entity.name) if c.value == value
                          and name_search_strings(c) else c for c in symbol.conditions]
-    return Fix(NAME_RESPELLED, _written(graph, var), f"{var}.name = {value!r}",
+    return Fix(NAME_RESPELLED, _symbol_text(graph, var), f"{var}.name = {value!r}",
                f"{var}.name = {entity.name!r}",
                f"no {node_type} is named {value!r}; the question writes "
                f"{question[slice(*entity.span)]!r}")
@@ -111,8 +110,7 @@ def _name_ends(graph: QueryGraph, schema: SkbSchema, ends: dict[str, str],
     fixes made."""
     if not ends:
         return []
-    written = [n.lower() for s in graph.symbols.values() for c in s.conditions
-               for n in name_search_strings(c)]
+    written = _written_names(graph)
     described = _described_types(question, words, linked, symbol_type(graph, schema,
                                                                        graph.target))
     fresh = [e for e in linked if not any(_same_name(e.name, w) for w in written)]
@@ -129,12 +127,18 @@ def _name_ends(graph: QueryGraph, schema: SkbSchema, ends: dict[str, str],
 
 def _name_end(graph: QueryGraph, var: str, entity: LinkedEntity, said: str) -> Fix:
     graph.symbols[var].conditions.append(Condition("name", "=", entity.name))
-    return Fix(NAME_FROM_QUESTION, _written(graph, var), None, f"{var}.name = {entity.name!r}",
+    return Fix(NAME_FROM_QUESTION, _symbol_text(graph, var), None, f"{var}.name = {entity.name!r}",
                f"the question names the {entity.node_type} {said!r}, which the "
                "query leaves unnamed")
 
 
-def _written(graph: QueryGraph, var: str) -> str:
+def _written_names(graph: QueryGraph) -> set[str]:
+    """Every name the query writes, lower-cased."""
+    return {n.lower() for s in graph.symbols.values() for c in s.conditions
+            for n in name_search_strings(c)}
+
+
+def _symbol_text(graph: QueryGraph, var: str) -> str:
     label = graph.symbols[var].label
     return f"({var}:{label})" if label else f"({var})"
 
