@@ -42,12 +42,15 @@ def init(ctx: Context, print_sql: bool, dim: int | None) -> None:
 
 @click.command()
 @click.argument("source")
-@click.option("--format", "fmt", type=click.Choice(["auto", "skb", "parquet", "stark"]),
+@click.option("--format", "fmt",
+              type=click.Choice(["auto", "skb", "parquet", "delta", "iceberg", "stark"]),
               default="auto", show_default=True,
               help="skb: an SKB directory (skb.json, nodes.jsonl, edges.csv — or the two "
-              "tables as Parquet); parquet: one whose tables are Parquet (nodes.parquet, "
-              "edges.parquet: files or folders of part files); stark: STaRK's processed "
-              "files (node_info.pkl, edge_index.pt …).")
+              "tables as Parquet, Delta or Iceberg tables); parquet: one whose tables are "
+              "Parquet (nodes.parquet, edges.parquet: files or folders of part files); "
+              "delta, iceberg: one whose tables are Delta Lake or Iceberg tables (folders "
+              "nodes/ and edges/; needs afr[delta] or afr[iceberg]); stark: STaRK's "
+              "processed files (node_info.pkl, edge_index.pt …).")
 @click.option("--dataset", type=click.Choice(["prime", "mag", "amazon"]),
               help="STaRK dataset (default: detected from the node types).")
 @click.option("--replace", is_flag=True,
@@ -58,7 +61,8 @@ def load(ctx: Context, source: str, fmt: str, dataset: str | None, replace: bool
     """Load an SKB into the store, checking everything first.
 
     SOURCE is an SKB directory (skb.json, nodes.jsonl[.gz], edges.csv[.gz]; or
-    nodes.parquet and edges.parquet with the same columns), a STaRK processed dataset
+    nodes.parquet and edges.parquet with the same columns, or nodes/ and edges/ as Delta
+    Lake or Iceberg tables), a STaRK processed dataset
     directory, or `demo`: the bundled demo SKB. A broken line, an unknown type or an edge
     to a missing node stops the load with the file, line (or row) and first examples, and
     the store stays as it was. Loading into a store that already holds an SKB needs
@@ -70,6 +74,7 @@ def load(ctx: Context, source: str, fmt: str, dataset: str | None, replace: bool
       afr --db postgresql://me@localhost/kb load ./my-skb --replace
       afr load ~/stark/prime/processed --format stark
       afr load ./my-tables --format parquet
+      afr load ./my-lakehouse-skb --format delta
       afr --db postgresql://me@localhost/kb load demo
     """
     from afr.load import load_into

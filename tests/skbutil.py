@@ -141,3 +141,61 @@ def parquet_skb(text_skb: Path, out: Path, *, nodes: str = NODES,
                         "(FORMAT parquet)", {"src": str(text_skb / "edges.csv")})
     con.close()
     return out
+
+
+def _arrow(text_skb: Path) -> tuple:  # (nodes, edges) as pyarrow Tables
+    """The toy SKB's nodes (attrs a struct) and edges as Arrow tables."""
+    import duckdb
+
+    con = duckdb.connect()
+    nodes = con.sql(NODES, params={"src": str(text_skb / "nodes.jsonl")}).to_arrow_table()
+    edges = con.sql(EDGES, params={"src": str(text_skb / "edges.csv")}).to_arrow_table()
+    con.close()
+    return nodes, edges
+
+
+def _with_schema(text_skb: Path, out: Path) -> Path:
+    out.mkdir(parents=True)
+    shutil.copy(text_skb / "skb.json", out / "skb.json")
+    return out
+
+
+def delta_skb(text_skb: Path, out: Path) -> Path:
+    """The SKB with its tables as Delta tables ``nodes/`` and ``edges/``, written so that
+    only the current version gives the SKB: an extra edge, appended, then deleted."""
+    import pyarrow as pa
+    from deltalake import DeltaTable, write_deltalake
+
+    out = _with_schema(text_skb, out)
+    nodes, edges = _arrow(text_skb)
+    write_deltalake(str(out / "nodes"), nodes)
+    write_deltalake(str(out / "edges"), edges.slice(0, 4))
+    write_deltalake(str(out / "edges"), edges.slice(4), mode="append")
+    stray = pa.table({"src": ["p1"], "type": ["cites"], "dst": ["nowhere"]},
+                     schema=edges.schema)
+    write_deltalake(str(out / "edges"), stray, mode="append")
+    DeltaTable(str(out / "edges")).delete("dst = 'nowhere'")
+    return out
+
+
+def iceberg_skb(text_skb: Path, out: Path, catalog_dir: Path) -> Path:
+    """The SKB with its tables as Iceberg tables ``nodes/`` and ``edges/`` (a SQL catalog
+    outside the SKB keeps their names; afr reads the metadata files only), the edges in
+    two snapshots."""
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    out = _with_schema(text_skb, out)
+    nodes, edges = _arrow(text_skb)
+    catalog_dir.mkdir(parents=True)
+    catalog = SqlCatalog("skb", uri=f"sqlite:///{catalog_dir / 'catalog.db'}",
+                         warehouse=catalog_dir.as_uri())
+    catalog.create_namespace("toy")
+    for name, table in (("nodes", nodes), ("edges", edges)):
+        iceberg = catalog.create_table(f"toy.{name}", schema=table.schema,
+                                       location=(out / name).as_uri())
+        if name == "edges":
+            iceberg.append(table.slice(0, 3))
+            table = table.slice(3)
+        iceberg.append(table)
+    catalog.engine.dispose()
+    return out

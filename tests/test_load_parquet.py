@@ -18,12 +18,14 @@ from afr.load import load_skb_dir
 from afr.store import Store, open_store
 
 
-def contents(store: Store) -> dict[str, list]:
-    """Everything a load writes that a question reads, in a comparable order."""
-    nodes = store.query("SELECT ext_id, type, name, text, CAST(attrs AS VARCHAR) "
+def contents(store: Store, text_type: str = "VARCHAR") -> dict[str, list]:
+    """Everything a load writes that a question reads, in a comparable order (``text_type``:
+    the store's name for text, STRING on Spark)."""
+    nodes = store.query(f"SELECT ext_id, type, name, text, CAST(attrs AS {text_type}) "
                         "FROM nodes ORDER BY ext_id")
     return {  # attrs parsed: each store writes JSON its own way
-        "nodes": [(*row[:4], json.loads(row[4]) if row[4] else None) for row in nodes],
+        "nodes": [(*row[:4], json.loads(row[4]) if isinstance(row[4], str) and row[4]
+                   else row[4] or None) for row in nodes],
         "edges": [tuple(r) for r in store.query("SELECT s.ext_id, e.type, d.ext_id FROM edges e "
                              "JOIN nodes s ON s.id = e.src JOIN nodes d ON d.id = e.dst "
                              "ORDER BY 1, 2, 3")],
@@ -39,7 +41,7 @@ def test_parquet_tables_load_as_their_text_files_do(store: Store, tmp_path: Path
                                                      nodes: str) -> None:
     text = toy_skb(tmp_path / "text")
     tables = parquet_skb(text, tmp_path / "tables", nodes=nodes, edge_parts=2)
-    report = load_skb_dir(store, tables, parquet=True, progress=False)
+    report = load_skb_dir(store, tables, tables="parquet", progress=False)
     assert (report.nodes, report.edges, report.aliases) == (8, 7, 1)
     reference = open_store(tmp_path / "text.duckdb")
     load_skb_dir(reference, text, progress=False)
@@ -69,7 +71,7 @@ def test_parquet_problems_are_named_by_row_and_nothing_is_loaded(duck_store: Sto
     with pytest.raises(LoadError, match=r"nodes\.parquet: no column 'id' \(its columns: key, "):
         load_skb_dir(duck_store, no_id, progress=False)
     with pytest.raises(LoadError, match=r"missing nodes\.parquet$"):
-        load_skb_dir(duck_store, text, parquet=True, progress=False)
+        load_skb_dir(duck_store, text, tables="parquet", progress=False)
     assert duck_store.skb_name() is None
 
 

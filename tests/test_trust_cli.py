@@ -19,7 +19,7 @@ import click
 import pytest
 from afr.cli.main import cli, hoist_store_options
 from click.testing import CliRunner
-from skbutil import parquet_skb, toy_skb
+from skbutil import delta_skb, parquet_skb, toy_skb
 
 from afr.demo import ensure_demo_store
 from afr.embed import make_embedder
@@ -307,6 +307,7 @@ def test_help_and_readme_examples_run(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.chdir(tmp_path)
     toy_skb(tmp_path / "my-skb")
     parquet_skb(tmp_path / "my-skb", tmp_path / "my-tables")  # the same SKB as Parquet
+    delta_skb(tmp_path / "my-skb", tmp_path / "my-lakehouse-skb")  # and as Delta tables
     (tmp_path / "bench.csv").write_text(
         (demo_skb_dir() / "questions.csv").read_text(encoding="utf-8"), encoding="utf-8")
     mine = str(tmp_path / "mine.duckdb")

@@ -23,6 +23,7 @@ from afr.load.stage import (
     staged_edge_pairs,
     staged_type_counts,
 )
+from afr.load.tables import TableFormat
 from afr.progress import Phases
 from afr.store.base import Store
 from afr.store.names import build_name_index
@@ -47,17 +48,17 @@ class LoadReport:
 
 def load_skb_dir(
     store: Store, directory: str | Path, *, replace: bool = False, progress: bool | None = None,
-    parquet: bool | None = None,
+    tables: TableFormat | None = None,
 ) -> LoadReport:
     """Load an SKB directory (docs/skb-format.md) into ``store``; on any error nothing
-    changes. Its nodes and edges are JSON lines and CSV, or Parquet (``parquet``: True
-    insists on Parquet, False on the text files, None takes what is there)."""
+    changes. Its nodes and edges are JSON lines and CSV, or tables: Parquet, Delta or
+    Iceberg (``tables`` insists on that format; None takes what is there)."""
     directory = Path(directory)
     if not directory.is_dir():
         raise LoadError(f"{directory}: not a directory (expected an SKB directory with skb.json)")
     schema = read_skb_json(directory / "skb.json")
-    nodes_path = find_table(directory, "nodes.jsonl", parquet)
-    edges_path = find_table(directory, "edges.csv", parquet)
+    nodes_path = find_table(directory, "nodes.jsonl", tables)
+    edges_path = find_table(directory, "edges.csv", tables)
 
     def stage(con: duckdb.DuckDBPyConnection, phases: Phases) -> StageResult:
         phases.next("reading and checking nodes")

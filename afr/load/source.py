@@ -13,9 +13,10 @@ from afr.resources import demo_skb_dir
 from afr.settings import StoreSettings
 from afr.store import is_store_url, open_store, resolve_db
 
-# skb: an SKB directory (its tables JSON lines and CSV, or Parquet); parquet: one whose
-# tables are Parquet; stark: STaRK's processed files
-Format = Literal["auto", "skb", "parquet", "stark"]
+# skb: an SKB directory (its tables JSON lines and CSV, or Parquet, Delta or Iceberg
+# tables); parquet, delta, iceberg: one whose tables are of that format; stark: STaRK's
+# processed files
+Format = Literal["auto", "skb", "parquet", "delta", "iceberg", "stark"]
 #: The source name of the bundled demo SKB (``afr load demo``), unless a path is called so.
 DEMO = "demo"
 
@@ -60,7 +61,7 @@ def load_into(settings: StoreSettings, source: str | Path, *, fmt: Format = "aut
                                 progress=progress)
         else:
             report = load_skb_dir(store, source, replace=replace, progress=progress,
-                                  parquet=True if kind == "parquet" else None)
+                                  tables=None if kind == "skb" else kind)
         loaded = True
         return report
     finally:

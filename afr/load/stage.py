@@ -16,6 +16,14 @@ from pathlib import Path
 import duckdb
 
 from afr.errors import LoadError
+from afr.load.tables import (
+    DESCRIPTIONS,
+    TABLE_FORMATS,
+    TableFormat,
+    open_table,
+    table_format,
+    table_place,
+)
 from afr.store.base import duckdb_sql, used_params
 from afr.store.skb import SkbSchema
 
@@ -39,36 +47,37 @@ def find_file(directory: Path, stem: str, required: bool = True) -> Path | None:
     return None
 
 
-def find_table(directory: Path, text_file: str, parquet: bool | None) -> Path:
+def find_table(directory: Path, text_file: str, fmt: TableFormat | None) -> Path:
     """One table of an SKB directory: ``text_file`` (``nodes.jsonl``, ``edges.csv``; or
-    gzipped), or Parquet of the same name (``nodes.parquet``: a file, or a folder of part
-    files). ``parquet``: True insists on Parquet, False on the text file, None takes the
-    text file where both are there."""
-    table = directory / (text_file.split(".")[0] + ".parquet")
-    text = None if parquet else find_file(directory, text_file, required=False)
+    gzipped), or a table of the same stem (``nodes.parquet``: a file or a folder of part
+    files; ``nodes/``: a Delta or Iceberg table). ``fmt`` insists on that table format;
+    None takes the text file where there is one, else the table that is there."""
+    stem = text_file.split(".")[0]
+    text = None if fmt else find_file(directory, text_file, required=False)
     if text is not None:
         return text
-    if parquet is not False and table.exists():
-        return table
-    wanted = {True: table.name, False: f"{text_file} (or {text_file}.gz)"}.get(
-        parquet, f"{text_file} (or {text_file}.gz, or {table.name})")
-    raise LoadError(f"{directory}: missing {wanted}")
+    for kind in (fmt,) if fmt else TABLE_FORMATS:
+        table = table_place(directory, stem, kind)
+        if table_format(table) == kind:
+            return table
+    wanted = [DESCRIPTIONS[fmt].format(stem=stem)] if fmt else [
+        f"{text_file} (or {text_file}.gz)", f"{stem}.parquet",
+        f"a Delta or Iceberg table {stem}/"]
+    raise LoadError(f"{directory}: missing {', or '.join(wanted)}")
 
 
-def is_parquet(path: Path) -> bool:
-    return path.suffix == ".parquet"
+def is_table(path: Path) -> bool:
+    """A table (rows: Parquet, Delta, Iceberg), not a text file (lines)."""
+    return table_format(path) is not None
 
 
-def _parquet_source(path: Path) -> str:
-    """What DuckDB's read_parquet reads: the file, or every part file under the folder."""
-    return str(path / "**" / "*.parquet") if path.is_dir() else str(path)
-
-
-def _parquet_columns(con: duckdb.DuckDBPyConnection, path: Path,
-                     required: tuple[str, ...]) -> dict[str, str]:
-    """The Parquet table's columns and their types; a missing ``required`` one stops."""
+def _table_columns(con: duckdb.DuckDBPyConnection, path: Path, view: str,
+                   required: tuple[str, ...]) -> dict[str, str]:
+    """The table's columns and their types, as ``view`` (made here); a missing
+    ``required`` one stops."""
+    open_table(con, path, view)
     try:
-        rows = _run(con, "load/parquet_columns.sql", {"path": _parquet_source(path)})
+        rows = _run(con, "load/table_columns.sql", view=view)
     except duckdb.Error as exc:
         raise _duck_error(path, exc) from None
     columns = {str(r[0]): str(r[1]) for r in rows}
@@ -77,6 +86,10 @@ def _parquet_columns(con: duckdb.DuckDBPyConnection, path: Path,
         raise LoadError(f"{path.name}: no column {', '.join(map(repr, missing))} (its "
                         f"columns: {', '.join(columns) or 'none'})")
     return columns
+
+
+#: The views the staging SQL reads a table through (afr/load/tables.py).
+NODES_VIEW, EDGES_VIEW = "src_nodes", "src_edges"
 
 
 def _run(con: duckdb.DuckDBPyConnection, template: str, params: dict | None = None, **ctx) -> list:
@@ -176,13 +189,13 @@ def _oversized_record(path: Path, limit: int) -> LoadError | None:
 
 
 def stage_nodes(con: duckdb.DuckDBPyConnection, path: Path, schema: SkbSchema) -> StageResult:
-    """Read ``path`` (nodes.jsonl or nodes.parquet) into ``stg_nodes``, checked."""
+    """Read ``path`` (nodes.jsonl, or a nodes table) into ``stg_nodes``, checked."""
     result = StageResult()
     try:
         _read_nodes(con, path)
         problems = _run(con, "load/check_nodes.sql", {"node_types": list(schema.node_types),
                                                        "max_bytes": MAX_RECORD_BYTES})
-        if is_parquet(path):
+        if is_table(path):
             _report(path, problems, "row")
         else:
             _report(path, _with_json_messages(path, problems), "record")
@@ -198,10 +211,10 @@ def stage_nodes(con: duckdb.DuckDBPyConnection, path: Path, schema: SkbSchema) -
 
 def _read_nodes(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     """``stg_raw_nodes``: one JSON record per node, from JSON lines or Parquet rows."""
-    if is_parquet(path):
-        columns = _parquet_columns(con, path, ("id", "type"))
+    if is_table(path):
+        columns = _table_columns(con, path, NODES_VIEW, ("id", "type"))
         attrs = columns.get("attrs")
-        _run(con, "load/read_nodes_parquet.sql", {"path": _parquet_source(path)},
+        _run(con, "load/read_nodes_table.sql", view=NODES_VIEW,
              attrs=None if attrs is None else "text" if attrs == "VARCHAR" else "nested")
         return
     try:
@@ -228,10 +241,10 @@ def stage_edges(
     con: duckdb.DuckDBPyConnection, path: Path, schema: SkbSchema, result: StageResult,
     nodes_file: str = "nodes.jsonl",
 ) -> None:
-    """Read ``path`` (edges.csv or edges.parquet) into ``stg_edges``, checked against the
+    """Read ``path`` (edges.csv, or an edges table) into ``stg_edges``, checked against the
     nodes staged from ``nodes_file`` (named in the errors)."""
-    if is_parquet(path):
-        _parquet_columns(con, path, ("src", "type", "dst"))
+    if is_table(path):
+        _table_columns(con, path, EDGES_VIEW, ("src", "type", "dst"))
     else:
         check_edges_header(path)
     # Edges may name their type by key or by prompt label (docs/skb-format.md).
@@ -243,14 +256,14 @@ def stage_edges(
             names.append(t.label)
             types.append(t.type)
     try:
-        if is_parquet(path):
-            _run(con, "load/read_edges_parquet.sql", {"path": _parquet_source(path)})
+        if is_table(path):
+            _run(con, "load/read_edges_table.sql", view=EDGES_VIEW)
         else:
             _run(con, "load/read_edges.sql", {"path": str(path)})
         _run(con, "load/stage_edges.sql", {"names": names, "types": types})
         if _run(con, "load/check_edges_fast.sql")[0][0]:
             _report(path, _run(con, "load/check_edges.sql", {"nodes_file": nodes_file}),
-                    "row" if is_parquet(path) else "line")
+                    "row" if is_table(path) else "line")
         result.edges = _run(con, "load/count_edges.sql")[0][0]
         decl = list(schema.edge_types.values())
         params = {

@@ -1,4 +1,4 @@
--- The edges read into stg_raw_edges (load/read_edges.sql, load/read_edges_parquet.sql),
+-- The edges read into stg_raw_edges (load/read_edges.sql, load/read_edges_table.sql),
 -- their ends and types resolved. An edge may name its type by key or by prompt label.
 CREATE OR REPLACE TEMP TABLE stg_edge_names AS
 SELECT unnest(CAST($names AS VARCHAR[])) AS name, unnest(CAST($types AS VARCHAR[])) AS type;

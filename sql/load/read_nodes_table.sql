@@ -1,6 +1,7 @@
--- nodes.parquet (a file, or a folder of part files): one row per node, its columns the
--- keys of a nodes.jsonl record (id, type, name, text, attrs, aliases). Each row becomes the
--- record nodes.jsonl would hold, so the same checks name its problems (rows count from 1).
+-- The nodes table (nodes.parquet, or a Delta or Iceberg table, through a view:
+-- afr/load/tables.py): one row per node, its columns the keys of a nodes.jsonl record
+-- (id, type, name, text, attrs, aliases). Each row becomes the record nodes.jsonl would
+-- hold, so the same checks name its problems (rows count from 1, in the scan's order).
 -- attrs may be JSON text (text that does not parse stays a string, which the checks
 -- refuse), or a struct or map, whose null fields are dropped: a struct has every field
 -- on every row, where a JSON record would have left them out.
@@ -15,4 +16,4 @@ SELECT row_number() OVER () AS line,
 {% else %}
        to_json(p) AS j
 {% endif %}
-FROM read_parquet($path) AS p
+FROM {{ view }} AS p
