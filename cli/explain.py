@@ -105,7 +105,9 @@ def _footer(result) -> None:
                                        for k, v in result.timings.items()))
     ranking = result.settings.ranking
     click.echo(f"fusion: dense {ranking.dense:g} ({result.dense_from}), lexical "
-               f"{ranking.lexical:g}, graph {ranking.graph:g} ({ranking.fusion})")
+               f"{ranking.lexical:g}, graph {ranking.graph:g} ({ranking.fusion}); hybrid "
+               f"list: dense {ranking.hybrid_dense:g} ({result.hybrid_dense_from}), lexical "
+               f"{ranking.lexical:g} (linear)")
     _ranked_by(result)
     click.echo(f"LLM: {result.llm_calls} calls, {result.llm_tokens} tokens, "
                f"{result.rerank_prompts} rerank prompts")

@@ -72,9 +72,10 @@ def build_similarity(ctx: Context, store, *, k_cand: int | None, percentile: flo
               help="Also measure how much vector similarity counts beside BM25 for the "
                    "store's embedder, on these questions (a question file or folder, as "
                    "afr eval takes; use a dev split, never the test questions), and keep "
-                   "the weight for every later fusion.")
+                   "the weights for every later fusion.")
 @click.option("--split", type=click.Choice(["train", "val", "test", "test-0.1", "human"]),
-              help="With --calibrate: the STaRK split to calibrate on (use val).")
+              help="With --calibrate: the split to calibrate on (split/NAME.index, as "
+                   "STaRK and afr synth write them; use val).")
 @click.option("--types", "types", multiple=True, metavar="TYPE",
               help="With --similarity: link nodes of these types (repeatable) [default: "
                    "the candidate types and the types whose median text has at least 200 "
@@ -101,13 +102,15 @@ def index(ctx: Context, rebuild: bool, similarity: bool, k_cand: int | None,
     `doc` vectors or of their names, exact nearest neighbours thresholded at a
     percentile. A rebuild replaces the old graph only when it is complete.
 
-    With --calibrate QUESTIONS, also measures the weight of vector similarity beside BM25
-    (the hybrid list's MRR on the questions, for each weight of a grid) and keeps, of
-    the weights within one standard error of the best, the one nearest the embedder's
-    own, for the store's embedder: `afr ask --explain` shows the weight in force and
-    where it came from. Without it the embedder's own weight holds: a tie-breaker
-    (0.002) for the built-in hash embedder, whose similarity knows no meaning, and 0.01
-    for semantic ones, where BM25 still leads.
+    With --calibrate QUESTIONS, also measures the weights of vector similarity beside
+    BM25 — in the reciprocal rank fusions of steps 6–7 and in the hybrid list, fused
+    linearly on min-max normalised scores — as the MRR of the two lists fused each way
+    on the questions, for each weight of a grid, and keeps, of the weights within one
+    standard error of the best, the one nearest the embedder's own, for the store's
+    embedder: `afr ask --explain` shows the weights in force and where they came from.
+    Without it the embedder's own weights hold: for the built-in hash embedder, whose
+    similarity knows no meaning, a tie-breaker (0.002) by reciprocal rank and 0.3 in the
+    hybrid list; for semantic ones 0.01 and 0.1, BM25 leading.
     """
     if not similarity and (k_cand is not None or percentile is not None or types):
         raise UsageProblem("--k-cand, --percentile and --types go with --similarity")
@@ -135,10 +138,13 @@ def calibrate_fusion(ctx: Context, store, source: str, split: str | None) -> Non
 
     session = open_session(store, ctx.resolve().settings)
     done = calibrate_dense(session, source, split=split)
-    rows = [(f"{w:g}", f"{100 * m:.1f}", "← kept" if w == done.weight else "")
+    rows = [(f"{w:g}", f"{100 * m:.1f}" + (" ← kept" if w == done.weight else ""),
+             f"{100 * done.hybrid_mrr[w]:.1f}" + (" ← kept" if w == done.hybrid_weight else ""))
             for w, m in done.mrr.items()]
-    click.echo(format_table(["dense weight", "MRR % (hybrid)", ""], rows))
-    click.echo(f"kept dense weight {done.weight:g} for {session.embedder.model_id} "
+    click.echo(format_table(["dense weight", "MRR % (reciprocal rank)",
+                             "MRR % (hybrid list, linear)"], rows))
+    click.echo(f"kept dense weight {done.weight:g} (reciprocal rank fusions) and "
+               f"{done.hybrid_weight:g} (the hybrid list) for {session.embedder.model_id} "
                f"(measured on {done.questions} questions)")
 
 

@@ -47,6 +47,9 @@ def synth(ctx: Context, out_dir: Path, like: str, nodes: int, edges: int | None,
     gold answers come from afr's reference grounding. `cypher` is the gold Cypher,
     `cypher_noisy` a variant with LLM-like mistakes: replay either with
     `afr eval OUT_DIR --replay cypher` to measure retrieval with no LLM at all.
+    split/val.index and split/test.index each hold a seeded half of the question ids:
+    calibrate the fusion's weights on one (`afr index --calibrate OUT_DIR --split val`)
+    and measure on the other (`afr eval OUT_DIR --split test`).
 
     \b
     Examples:

@@ -28,9 +28,10 @@ from afr.methods.af.relation_link import (
 )
 from afr.pipeline.ask import Pipeline, open_session
 from afr.retrieval.filters import AttributeCatalog
+from afr.retrieval.fusion import fuse
 from afr.retrieval.linking import guess_target_type, named_entities, type_words
 from afr.retrieval.lists import fuse_hybrid
-from afr.retrieval.weights import dense_weight, record_calibration
+from afr.retrieval.weights import dense_weight, hybrid_dense_weight, record_calibration
 from afr.settings import RankingSettings
 from afr.store import Store
 from afr.vectors import embed_store
@@ -533,14 +534,21 @@ def test_the_dense_weight_and_where_it_comes_from(store: Store, tmp_path: Path) 
     hashing = HashingEmbedder(32)
     own = dense_weight(store, hashing, RankingSettings())
     assert own.weight < 0.01 and "embedder's own" in own.source  # a tie-breaker
-    record_calibration(store, hashing, 0.3, source="dev.csv", questions=12, grid={})
+    assert hybrid_dense_weight(store, hashing, RankingSettings()).weight == 0.3
+    record_calibration(store, hashing, 0.3, source="dev.csv", questions=12, grid={},
+                       hybrid=0.1)
     store.forget_facts()
     measured = dense_weight(store, hashing, RankingSettings())
     assert measured.weight == 0.3 and "calibrated on 12 questions of dev.csv" in measured.source
+    assert hybrid_dense_weight(store, hashing, RankingSettings()).weight == 0.1
     assert dense_weight(store, hashing, RankingSettings(dense=0.7)).weight == 0.7
-    # a session fixes the weight in its settings: runs store the weight they fused with
+    assert hybrid_dense_weight(store, hashing, RankingSettings(hybrid_dense=0.7)).source == \
+        "the settings"
+    # a session fixes the weights in its settings: runs store the weights they fused with
     result = Pipeline(store, settings_of(llm__offline=True)).ask("Which viper is African?")
     assert result.settings.ranking.dense == 0.3 and "calibrated" in result.dense_from
+    assert result.settings.ranking.hybrid_dense == 0.1
+    assert "calibrated" in result.hybrid_dense_from
 
 
 class SemanticEmbedder:
@@ -567,13 +575,32 @@ def test_bm25_leads_a_semantic_embedder_until_calibrated(store: Store, tmp_path:
     session = open_session(store, settings_of(llm__offline=True),
                            embedder=SemanticEmbedder(32))
     assert session.settings.ranking.dense == pytest.approx(0.01)
+    assert session.settings.ranking.hybrid_dense == pytest.approx(0.1)
     assert "embedder's own" in session.dense_from
+    assert "embedder's own" in session.hybrid_dense_from
     lexical = [(1, 9.0), (2, 8.0), (3, 7.0)]
     vss = [(2, 0.9), (4, 0.8), (5, 0.7), (6, 0.6), (1, 0.5)]
     default = fuse_hybrid(vss, lexical, 5, session.settings.ranking)
-    assert [c.node_id for c in default][:3] == [1, 2, 3]  # BM25's order, vectors break ties
-    trusted = fuse_hybrid(vss, lexical, 5, replace(session.settings.ranking, dense=1.0))
+    # BM25's first two lead; the vectors order what BM25 ranks last or not at all
+    assert [c.node_id for c in default] == [1, 2, 4, 5, 6]
+    trusted = fuse_hybrid(vss, lexical, 5, replace(session.settings.ranking,
+                                                   hybrid_dense=1.0))
     assert trusted[0].node_id == 2
+
+
+def test_the_hybrid_list_weighs_each_question_by_its_own_scores(store: Store) -> None:
+    """Linear fusion of min-max normalised scores: the same ranks in both lists, but where
+    BM25 barely separates its first two the vectors decide, and where it separates them
+    clearly they do not — which reciprocal rank fusion cannot tell apart."""
+    ranking = RankingSettings(hybrid_dense=0.3)
+    vss = [(2, 0.9), (1, 0.1), (3, 0.05)]
+    close = fuse_hybrid(vss, [(1, 9.0), (2, 8.9), (3, 2.0)], 3, ranking)
+    assert [c.node_id for c in close] == [2, 1, 3]
+    clear = fuse_hybrid(vss, [(1, 9.0), (2, 4.0), (3, 2.0)], 3, ranking)
+    assert [c.node_id for c in clear] == [1, 2, 3]
+    by_rank = [fuse([(vss, 0.3), (lexical, 1.0)], method="rrf")
+               for lexical in ([(1, 9.0), (2, 8.9), (3, 2.0)], [(1, 9.0), (2, 4.0), (3, 2.0)])]
+    assert by_rank[0] == by_rank[1]
 
 
 def test_calibration_from_the_command_line(duck_store: Store, tmp_path: Path) -> None:
@@ -587,7 +614,7 @@ def test_calibration_from_the_command_line(duck_store: Store, tmp_path: Path) ->
     duck_store.close()
     done = CliRunner().invoke(cli, ["--db", path, "index", "--calibrate", str(questions)])
     assert done.exit_code == 0, done.output
-    assert "kept dense weight" in done.output and "← kept" in done.output
+    assert "kept dense weight" in done.output and done.output.count("← kept") == 2
     shown = CliRunner().invoke(cli, ["--db", path, "ask", "viper of Africa", "--explain"])
     assert "calibrated on 2 questions" in shown.output
 

@@ -21,6 +21,7 @@ from settings_util import settings_of
 from afr.cypher import parse_cypher
 from afr.cypher.resolve import resolve
 from afr.embed import make_embedder
+from afr.evaluate.questions import load_questions
 from afr.load import load_skb_dir
 from afr.pipeline.ask import Pipeline
 from afr.store import DuckDBStore
@@ -34,7 +35,8 @@ SIZES = {"prime": (800, 6000), "mag": (1200, 9000), "amazon": (1200, 6000)}
 def _read(out: Path) -> dict[str, bytes]:
     # byte for byte: the gzip headers carry no file name or time
     return {name: (out / name).read_bytes()
-            for name in ("skb.json", "nodes.jsonl.gz", "edges.csv.gz", "questions.csv")}
+            for name in ("skb.json", "nodes.jsonl.gz", "edges.csv.gz", "questions.csv",
+                         "split/val.index", "split/test.index")}
 
 
 def _questions(out: Path) -> list[dict[str, str]]:
@@ -67,6 +69,23 @@ def test_same_seed_same_files_other_seed_other_files(tmp_path: Path) -> None:
     assert a["nodes.jsonl.gz"] != c["nodes.jsonl.gz"]
     assert a["edges.csv.gz"] != c["edges.csv.gz"]
     assert a["questions.csv"] != c["questions.csv"]
+
+
+def test_the_questions_split_into_two_seeded_halves(tmp_path: Path) -> None:
+    """val to calibrate the fusion on, test to measure on: disjoint, together every
+    question, each half in the questions' order, read by afr eval's --split."""
+    generate(tmp_path / "a", like="mag", nodes=1200, edges=9000, questions=21, seed=5)
+    ids = [q["id"] for q in _questions(tmp_path / "a")]
+    val, test = (load_questions(tmp_path / "a", split=name) for name in ("val", "test"))
+    assert (len(val), len(test)) == (10, 11)
+    assert sorted([q.id for q in val + test], key=int) == ids
+    assert [q.id for q in val] == sorted((q.id for q in val), key=int)
+    generate(tmp_path / "b", like="mag", nodes=1200, edges=9000, questions=21, seed=6)
+    assert (tmp_path / "b" / "split" / "val.index").read_text() != \
+        (tmp_path / "a" / "split" / "val.index").read_text()
+    generate(tmp_path / "a", like="mag", nodes=1200, edges=9000, questions=0, seed=5,
+             exist_ok=True)  # no questions: no stale splits of the old ones
+    assert not list((tmp_path / "a" / "split").iterdir())
 
 
 def test_files_follow_the_format_and_load_with_exact_counts(synth) -> None:

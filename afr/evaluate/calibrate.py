@@ -1,15 +1,16 @@
-"""`afr index --calibrate`: the dense weight of the store's embedder, measured on questions.
+"""`afr index --calibrate`: the dense weights of the store's embedder, measured on questions.
 
 For each question the vector list and the BM25 list over its answer type (the question
 file's ``target_type`` column, else the type the question names) are fused with every
-weight of ``GRID``. Dev sets are small (tens of questions), so the weight with the best
-mean MRR of the ``hybrid`` list wins only by more than its noise: of the weights whose MRR
-lies within one standard error of the best (the paired per-question differences), the one
-nearest the embedder's own weight is kept — on WordNet's 47 dev questions the hash
-embedder's best weight, 0.03, beat its own 0.002 by 0.2 points of MRR and lost 11 points of
-hit@1 on the test questions. It is kept for the store's embedder
-(``afr.retrieval.weights``) and used by every fusion of vector similarity and BM25 from
-then on, unless the settings name one.
+weight of ``GRID``, twice: by reciprocal rank, as steps 6–7 fuse them (``ranking.dense``),
+and linearly on min-max normalised scores, as the hybrid list does
+(``ranking.hybrid_dense``). Dev sets are small (tens of questions), so the weight with the
+best mean MRR wins only by more than its noise: of the weights whose MRR lies within one
+standard error of the best (the paired per-question differences), the one nearest the
+embedder's own weight is kept — on WordNet's 47 dev questions the hash embedder's best
+reciprocal rank weight, 0.1, beat its own 0.002 by 0.9 points of MRR and lost 6.7 points
+of hit@1 on the test questions. Both are kept for the store's embedder
+(``afr.retrieval.weights``) and used from then on, unless the settings name them.
 """
 
 from __future__ import annotations
@@ -18,15 +19,16 @@ import math
 import statistics
 from dataclasses import dataclass, replace
 
-from afr.embed import fusion_weight
+from afr.embed import fusion_weight, hybrid_fusion_weight
 from afr.errors import AfrError
 from afr.evaluate.eval_runs import source_path
 from afr.evaluate.metrics import question_metrics
 from afr.evaluate.questions import Question, load_questions
 from afr.lexical import bm25, has_lexical_index
 from afr.methods.base import Session
+from afr.retrieval.fusion import fuse
 from afr.retrieval.linking import guess_target_type
-from afr.retrieval.lists import POOL, answer_types, fuse_hybrid, vss_strand
+from afr.retrieval.lists import POOL, answer_types, hybrid_fusion, vss_strand
 from afr.retrieval.weights import record_calibration
 from afr.vectors.search import query_vector
 
@@ -35,14 +37,16 @@ GRID = (0.0, 0.002, 0.01, 0.03, 0.1, 0.3, 1.0)
 
 @dataclass(frozen=True)
 class Calibration:
-    weight: float  # the weight kept
-    mrr: dict[float, float]  # mean MRR of the hybrid list per weight tried
+    weight: float  # the reciprocal rank fusions' weight kept
+    mrr: dict[float, float]  # mean MRR of the two lists fused by reciprocal rank, per weight
+    hybrid_weight: float  # the hybrid list's weight kept
+    hybrid_mrr: dict[float, float]  # mean MRR of the hybrid list (linear), per weight
     questions: int
 
 
 def calibrate_dense(session: Session, source: str, *, split: str | None = None,
                     limit: int | None = None) -> Calibration:
-    """Measure the dense weight on the questions of ``source`` and keep it."""
+    """Measure both dense weights on the questions of ``source`` and keep them."""
     store = session.store
     if not has_lexical_index(store):
         raise AfrError("calibrating needs the lexical index: run 'afr index' first")
@@ -50,22 +54,29 @@ def calibrate_dense(session: Session, source: str, *, split: str | None = None,
     if not questions:
         raise AfrError(f"{source}: no questions to calibrate on")
     lists = [_lists(session, q) for q in questions]
-    per_question = {w: _mrrs(session, lists, w) for w in GRID}
-    mrr = {w: statistics.fmean(m) for w, m in per_question.items()}
-    best = choose_weight(per_question, fusion_weight(session.embedder))
+    rrf = {w: _mrrs(session, lists, w, linear=False) for w in GRID}
+    linear = {w: _mrrs(session, lists, w, linear=True) for w in GRID}
+    best = choose_weight(rrf, fusion_weight(session.embedder))
+    best_hybrid = choose_weight(linear, hybrid_fusion_weight(session.embedder))
+    mrr = {w: statistics.fmean(m) for w, m in rrf.items()}
+    hybrid_mrr = {w: statistics.fmean(m) for w, m in linear.items()}
     record_calibration(store, session.embedder, best, source=str(source),
-                       questions=len(questions), grid={str(w): m for w, m in mrr.items()})
-    return Calibration(best, mrr, len(questions))
+                       questions=len(questions), grid={str(w): m for w, m in mrr.items()},
+                       hybrid=best_hybrid,
+                       hybrid_grid={str(w): m for w, m in hybrid_mrr.items()})
+    return Calibration(best, mrr, best_hybrid, hybrid_mrr, len(questions))
 
 
-def _lists(session: Session, q: Question) -> tuple[Question, list, list]:
-    """(the question, its vector list, its BM25 list) over its answer types."""
+def _lists(session: Session, q: Question) -> tuple[Question, list, list, bool]:
+    """(the question, its vector list, its BM25 list, whether over one answer type) over
+    its answer types."""
     store, k = session.store, max(POOL, session.settings.ask.k)
     target = q.extras.get("target_type") or guess_target_type(q.query, session.schema)
     types = answer_types(target or None, session.schema)
     qvec = query_vector(store, session.embedder, q.query)
     return (q, vss_strand(store, qvec, types, k),
-            bm25(store, q.query, params=session.settings.bm25, types=types, k=k))
+            bm25(store, q.query, params=session.settings.bm25, types=types, k=k),
+            len(types) == 1)
 
 
 def choose_weight(per_question: dict[float, list[float]], own: float) -> float:
@@ -88,14 +99,20 @@ def choose_weight(per_question: dict[float, list[float]], own: float) -> float:
     return min(close, key=lambda w: (distance(w), w))
 
 
-def _mrrs(session: Session, lists: list[tuple[Question, list, list]],
-          weight: float) -> list[float]:
-    ranking = replace(session.settings.ranking, dense=weight)
+def _mrrs(session: Session, lists: list[tuple[Question, list, list, bool]], weight: float,
+          *, linear: bool) -> list[float]:
+    """Each question's MRR with ``weight``: the hybrid list's (``linear``; over several
+    answer types it fuses by reciprocal rank, with the weight in force), else that of the
+    reciprocal rank fusion steps 6–7 make of the same two lists."""
+    ranking = replace(session.settings.ranking, hybrid_dense=weight)
     k = session.settings.ask.k
-    ids = sorted({n for _, vss, lex in lists for n, _ in vss + lex})
+    ids = sorted({n for _, vss, lex, _ in lists for n, _ in vss + lex})
     ext = {i: str(d.ext_id) for i, d in session.store.node_details(ids).items()}
     out = []
-    for q, vss, lex in lists:
-        ranked = [ext[c.node_id] for c in fuse_hybrid(vss, lex, k, ranking)]
+    for q, vss, lex, one_type in lists:
+        fused = hybrid_fusion(vss, lex, ranking, one_type=one_type) if linear else fuse(
+            [(vss, weight), (lex, ranking.lexical)], method=ranking.fusion,
+            rrf_k=ranking.rrf_k)
+        ranked = [ext[n] for n, _ in fused[:k]]
         out.append(question_metrics(ranked, q.answer_ids)["mrr"])
     return out

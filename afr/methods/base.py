@@ -48,6 +48,7 @@ class Session:
     settings: Settings
     llm: LLMClient | Any | None
     dense_from: str = "the settings"  # where settings.ranking.dense came from
+    hybrid_dense_from: str = "the settings"  # where settings.ranking.hybrid_dense came from
     # read once per session, on first use (name examples of step 2, KAR's structures)
     memo: dict[str, Any] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)

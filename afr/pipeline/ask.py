@@ -21,7 +21,7 @@ from afr.methods.registry import make_retriever
 from afr.pipeline.finish import finish
 from afr.pipeline.result import AskResult
 from afr.retrieval.filters import AttributeCatalog
-from afr.retrieval.weights import dense_weight
+from afr.retrieval.weights import dense_weight, hybrid_dense_weight
 from afr.settings import Settings, resolve_settings, with_values
 from afr.store.base import VECTOR_VARIANTS, Store
 from afr.text import clean_text
@@ -73,12 +73,14 @@ def open_session(store: Store, settings: Settings, *, embedder: Embedder | None 
     schema = store.skb_schema()  # first: a store without an SKB says so, and how to load one
     endpoint = embedding_endpoint(settings.embed, settings.llm)
     embedder = embedder or embedder_for_store(store, endpoint)
-    # the fusion's dense weight for this store and embedder, as the runs will store it
+    # the fusions' dense weights for this store and embedder, as the runs will store them
     dense = dense_weight(store, embedder, settings.ranking)
-    settings = with_values(settings, {"ranking.dense": dense.weight})
+    hybrid = hybrid_dense_weight(store, embedder, settings.ranking)
+    settings = with_values(settings, {"ranking.dense": dense.weight,
+                                      "ranking.hybrid_dense": hybrid.weight})
     session = Session(store, schema, embedder, AttributeCatalog.from_store(store),
                       settings, llm if llm is not None else llm_client(store, settings),
-                      dense_from=dense.source)
+                      dense_from=dense.source, hybrid_dense_from=hybrid.source)
     # A lexical index built with another tokeniser than the settings name stops the
     # session here, before any question, rather than each question's BM25.
     query_tokenizer(store, settings.bm25)

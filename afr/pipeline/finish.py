@@ -102,6 +102,7 @@ def finish(session: Session, question: Question, found: Retrieved, turn: Turn, *
         llm.new_tokens if llm else 0, llm.tokens if llm else 0, reranked.prompts,
         reranked.unusable, rerank_replies=reranked.replies,
         reranked=reranked.positions is not None, dense_from=session.dense_from,
+        hybrid_dense_from=session.hybrid_dense_from,
         logged=settings.ask.log, llm_input_tokens=llm.input_tokens if llm else 0,
         llm_output_tokens=llm.output_tokens if llm else 0,
         rerank_overflows=reranked.overflows)

@@ -62,6 +62,7 @@ class AskResult:
     rerank_replies: int = 0  # rerank replies received
     reranked: bool = False  # step 8 gave the order: a reply named a candidate (or k = 1)
     dense_from: str = ""  # where the fusion's dense weight (settings.ranking.dense) came from
+    hybrid_dense_from: str = ""  # and the hybrid list's (settings.ranking.hybrid_dense)
     logged: bool = False  # its rows are in the run log
     llm_input_tokens: int = 0  # of all calls (cached included): sent …
     llm_output_tokens: int = 0  # … and received
@@ -180,6 +181,8 @@ class AskResult:
             "answers": [{**asdict(a), "provenance": dict(a.provenance)} for a in self.answers],
             **({"sage": self.sage.to_dict()} if self.sage is not None else {}),
             "fusion": {"dense": self.settings.ranking.dense, "dense_from": self.dense_from,
+                       "hybrid_dense": self.settings.ranking.hybrid_dense,
+                       "hybrid_dense_from": self.hybrid_dense_from,
                        "lexical": self.settings.ranking.lexical,
                        "graph": self.settings.ranking.graph},
             "timings": dict(self.timings),

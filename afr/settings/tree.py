@@ -244,10 +244,17 @@ class RankingSettings:
     fusion: Fusion = knob("rrf", "rrf (reciprocal rank) or linear (min-max normalised).")
     rrf_k: float = knob(60.0, "The constant of reciprocal rank fusion.", minimum=0)
     dense: float | None = knob(
-        None, "Weight of the question's vector similarity beside BM25 [default: the weight "
+        None, "Weight of the question's vector similarity beside BM25 in the reciprocal "
+        "rank fusions (steps 6–7, KAR, SAGE's seeds) [default: the weight "
         "'afr index --calibrate' measured for the store's embedder, else the embedder's "
         "own: 0.002 for the built-in hash embedder, 0.01 for semantic ones: BM25 leads].",
         minimum=0)
+    hybrid_dense: float | None = knob(
+        None, "Weight of the question's vector similarity beside BM25 in the hybrid list, "
+        "fused linearly after min-max normalising each list's scores per question (and in "
+        "af's list where the graph has no say) [default: the weight 'afr index "
+        "--calibrate' measured for the store's embedder, else the embedder's own: 0.3 "
+        "for the built-in hash embedder, 0.1 for semantic ones].", minimum=0)
     lexical: float = knob(1.0, "Weight of the question's BM25.", minimum=0)
     graph: float = knob(2.0, "Weight of the graph strand (membership and rank).", minimum=0)
     level: float = knob(1.0, "Weight of the scope level inside the graph strand.", minimum=0)

@@ -1,7 +1,8 @@
 """`afr synth`: STaRK-like synthetic SKBs and questions — a benchmark tool, not a data set.
 
 ``generate(out, like="prime", nodes=…, edges=…, questions=…, seed=…, noise=…)`` writes an
-SKB directory in the skb-format (skb.json, nodes.jsonl.gz, edges.csv.gz, questions.csv).
+SKB directory in the skb-format (skb.json, nodes.jsonl.gz, edges.csv.gz, questions.csv,
+and split/val.index and split/test.index: a seeded half of the questions each).
 Each question has its gold answers (from afr's reference grounding plus a textual
 property), its gold Cypher, and a noisy Cypher with LLM-like mistakes, so the retrieval
 engine can be evaluated with no LLM at all (``afr eval … --replay cypher``).
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import json
+import random
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +62,26 @@ def write_questions(questions: list[Question], out: Path) -> None:
                              q.cypher_noisy, q.noise])
 
 
+#: The question splits ``afr synth`` writes (STaRK's layout: split/NAME.index, one id a
+#: line): a seeded half each, so a weight is calibrated on one half (``afr index
+#: --calibrate DIR --split val``) and measured on the other (``afr eval run DIR --split test``).
+SPLIT_NAMES = ("val", "test")
+
+
+def write_splits(questions: list[Question], out: Path, seed: int) -> None:
+    """``split/val.index`` and ``split/test.index``: the questions' ids, shuffled by
+    ``seed`` and halved (the odd one to test), each half in the questions' order."""
+    ids = [q.id for q in questions]
+    shuffled = ids[:]
+    random.Random(seed).shuffle(shuffled)
+    val = set(shuffled[:len(ids) // 2])
+    (out / "split").mkdir(exist_ok=True)
+    for name, wanted in zip(SPLIT_NAMES, (True, False), strict=True):
+        lines = [str(i) for i in ids if (i in val) == wanted]
+        (out / "split" / f"{name}.index").write_text("".join(f"{i}\n" for i in lines),
+                                                       encoding="utf-8")
+
+
 def generate(out: str | Path, *, like: str = "prime", nodes: int = 1000,
              edges: int | None = None, questions: int = 100, seed: int = 0,
              noise: float = 0.3, progress: bool = False, exist_ok: bool = False
@@ -103,8 +125,11 @@ def generate(out: str | Path, *, like: str = "prime", nodes: int = 1000,
         if questions:
             made = QuestionMaker(graph, seed, noise).make(questions, progress=progress)
             write_questions(made, out)
-        elif (out / "questions.csv").exists():  # exist_ok: no stale questions of another SKB
-            (out / "questions.csv").unlink()
+            write_splits(made, out, seed)
+        else:  # exist_ok: no stale questions of another SKB
+            (out / "questions.csv").unlink(missing_ok=True)
+            for name in SPLIT_NAMES:
+                (out / "split" / f"{name}.index").unlink(missing_ok=True)
         seconds["questions"] = time.perf_counter() - t
     seconds["total"] = time.perf_counter() - started
     return SynthReport(

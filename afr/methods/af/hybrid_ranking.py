@@ -16,7 +16,9 @@
   type. The final list fuses the graph strand (weighted by how much the Cypher is trusted),
   the vector list and the BM25 list: the graph adds evidence rather than imposing its
   order. A weakly linked Cypher (the offline formalizer's guess) only re-ranks the
-  vector/BM25 candidates, with its first-level answers; it adds none of its own.
+  vector/BM25 candidates, with its first-level answers; it adds none of its own. Where the
+  graph has no say (no answers, or a Cypher trusted not at all), the final list is the
+  plain hybrid list (``afr.retrieval.lists.hybrid_fusion``).
 - A Cypher whose only constraints are text conditions on the target (``WHERE y.text
   CONTAINS …``, no relation, no other condition) grounds by wording alone: its answers
   weigh as text evidence (``ranking.text``), not as graph evidence, and lead no band.
@@ -36,7 +38,7 @@ from afr.methods.af.paper_ranking import graph_strand_all
 from afr.retrieval.candidate import Candidate, Ranked, Strands
 from afr.retrieval.filters import AttributeOrder
 from afr.retrieval.fusion import fuse
-from afr.retrieval.lists import POOL, vss_strand
+from afr.retrieval.lists import POOL, hybrid_fusion, vss_strand
 from afr.retrieval.parallel import run_reads
 from afr.retrieval.text_match import match_text
 from afr.retrieval.weights import dense_of
@@ -201,19 +203,21 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
     if text_only and side.graph:
         notes.append("the Cypher constrains by text alone: its answers count as text "
                      f"evidence (weight {weights.text:g}), not as graph evidence")
-    fused = _fuse_strands(side, vss, lexical, k, weights, confidence, text_only=text_only)
+    fused = _fuse_strands(side, vss, lexical, k, weights, confidence, text_only=text_only,
+                          one_type=bool(types) and len(types) == 1)
     final = _candidates(fused, side.graph, vss, lexical, k)
     return Strands(tuple(side.graph), tuple(vss), tuple(lexical), tuple(final),
                    tuple(notes + side.explained))
 
 
 def _fuse_strands(side: _GraphSide, vss: Ranked, lexical: Ranked, k: int,
-                  weights: RankingSettings, confidence: float, *, text_only: bool = False
-                  ) -> Ranked:
+                  weights: RankingSettings, confidence: float, *, text_only: bool = False,
+                  one_type: bool = True) -> Ranked:
     """The final list's node ids and fused scores: the graph strand (weighted by how much
     the Cypher is trusted), the vector list and the BM25 list fused; the confident band
     first; the paper's quota, the vector search's ``keep_vss`` and BM25's ``keep_bm25``
-    kept in. A ``text_only`` Cypher's answers weigh as a text condition and lead no band."""
+    kept in. A ``text_only`` Cypher's answers weigh as a text condition and lead no band.
+    Where the graph has no say, the hybrid list over ``one_type`` of answer or several."""
     graph, depth = side.graph, max(POOL, k)
     # Text conditions alone are a guess at the answer's wording: the question's own BM25
     # is evidence of the same kind (WordNet dev, noisy Cypher: `(y:noun_concept) WHERE
@@ -225,8 +229,12 @@ def _fuse_strands(side: _GraphSide, vss: Ranked, lexical: Ranked, k: int,
     pool = None if confident else {n for n, _ in vss} | {n for n, _ in lexical}
     graph_list = [(c.node_id, 0.0) for c in graph[:depth]
                   if confident or (c.level is not None and c.level <= WEAK_LEVEL)]
-    fused = fuse([(graph_list, trust), (vss, dense_of(weights)), (lexical, weights.lexical)],
-                 method=weights.fusion, rrf_k=weights.rrf_k, only=pool)
+    if graph_list and trust > 0:
+        fused = fuse([(graph_list, trust), (vss, dense_of(weights)),
+                      (lexical, weights.lexical)],
+                     method=weights.fusion, rrf_k=weights.rrf_k, only=pool)
+    else:  # the graph has no say: af's list is the hybrid list
+        fused = hybrid_fusion(vss, lexical, weights, one_type=one_type)
     if graph and confident and not text_only:
         # the confident band (first-level answers, a handful) leads the final list
         band = [c.node_id for c in graph if c.level == graph[0].level]
