@@ -197,9 +197,12 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
                                   rank_graph])
     lexical = side.question_bm25[:depth]
     confident = confidence >= WEAK_LINKING
-    if not confident:
+    if not confident and confidence > 0:
         notes.append(f"weakly linked Cypher (confidence {confidence:.2f}): the graph only "
                      "re-ranks the vector and BM25 candidates, with its level-1 answers")
+    elif not confident:  # trusted not at all: the graph has no say (_fuse_strands)
+        notes.append("Cypher linked with no confidence: the list is the hybrid list of "
+                     "vector search and BM25")
     if text_only and side.graph:
         notes.append("the Cypher constrains by text alone: its answers count as text "
                      f"evidence (weight {weights.text:g}), not as graph evidence")

@@ -55,7 +55,7 @@ from afr.retrieval.candidate import Candidate, Ranked
 from afr.retrieval.fusion import fuse
 from afr.retrieval.linking import MIN_LINK_CONFIDENCE, named_entities
 from afr.retrieval.linking import LinkedEntity as NamedEntity
-from afr.retrieval.lists import POOL
+from afr.retrieval.lists import POOL, hybrid_fusion
 from afr.retrieval.weights import dense_of, dense_trust
 from afr.store.base import Store
 from afr.store.skb import SkbSchema
@@ -181,7 +181,11 @@ def _final_retrieval(session: Session, question: str, types: list[str] | None,
                    (own, ranking.lexical)]
     else:
         signals = _offline_signals(session, question, types, depth, vss, lexical, own, run)
-    fused = fuse(signals, method=ranking.fusion, rrf_k=ranking.rrf_k)
+    if len(signals) == 2:  # nothing expanded the question: its own hybrid list
+        fused = hybrid_fusion(signals[0][0], signals[1][0], ranking,
+                              one_type=bool(types) and len(types) == 1)
+    else:
+        fused = fuse(signals, method=ranking.fusion, rrf_k=ranking.rrf_k)
     # the similarities to q where the list of q's own leads (offline), else to q′
     return {**dict(vss), **dict(signals[0][0])}, fused[:k]
 
