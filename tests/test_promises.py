@@ -302,7 +302,10 @@ def test_synth_shapes_are_the_documented_ones(like: str, tmp_path: Path) -> None
         assert schema["candidate_types"] == answers
     # the same arguments and seed give the same files
     assert synth(tmp_path / "b").exit_code == 0
-    for name in sorted(p.name for p in (tmp_path / "a").iterdir()):
+    files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*")
+                   if p.is_file())
+    assert Path("split/test.index") in files
+    for name in files:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
 
 
