@@ -10,11 +10,9 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from afr.cli.main import cli
-from click.testing import CliRunner
 from deltalake import write_deltalake
 from skbutil import delta_skb, iceberg_skb, toy_skb
-from test_load_parquet import contents
+from test_load_parquet import contents, loads_and_refuses
 
 from afr.errors import LoadError
 from afr.load import load_skb_dir
@@ -98,15 +96,8 @@ def test_load_format_iceberg_from_the_command_line(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     text = toy_skb(tmp_path / "text")
-    tables = iceberg_skb(text, tmp_path / "tables", tmp_path / "catalog")
-    runner = CliRunner()
-    done = runner.invoke(cli, ["--db", "kb.duckdb", "load", str(tables), "--format", "iceberg"])
-    assert done.exit_code == 0, done.output
-    assert "loaded SKB 'toy': 8 nodes, 7 edges, 1 aliases" in done.output
-    refused = runner.invoke(cli, ["--db", "other.duckdb", "load", str(text), "--format",
-                                  "iceberg"])
-    assert refused.exit_code != 0 and "missing the Iceberg table nodes/" in refused.output
-    assert "Traceback" not in refused.output and not (tmp_path / "other.duckdb").exists()
+    loads_and_refuses(tmp_path, iceberg_skb(text, tmp_path / "tables", tmp_path / "catalog"),
+                      text, "iceberg", "missing the Iceberg table nodes/")
 
 
 def test_a_delta_skb_loads_into_spark_as_into_duckdb(spark_store: Store, tmp_path: Path

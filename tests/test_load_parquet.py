@@ -79,12 +79,17 @@ def test_load_format_parquet_from_the_command_line(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     text = toy_skb(tmp_path / "text")
-    tables = parquet_skb(text, tmp_path / "tables")
+    loads_and_refuses(tmp_path, parquet_skb(text, tmp_path / "tables"), text, "parquet",
+                      "missing nodes.parquet")
+
+
+def loads_and_refuses(here: Path, tables: Path, text: Path, fmt: str, missing: str) -> None:
+    """``afr load TABLES --format FMT`` loads the toy SKB into ./kb.duckdb; the same on
+    its text files is refused in one line (``missing``), leaving no store behind."""
     runner = CliRunner()
-    done = runner.invoke(cli, ["--db", "kb.duckdb", "load", str(tables), "--format", "parquet"])
+    done = runner.invoke(cli, ["--db", "kb.duckdb", "load", str(tables), "--format", fmt])
     assert done.exit_code == 0, done.output
     assert "loaded SKB 'toy': 8 nodes, 7 edges, 1 aliases" in done.output
-    refused = runner.invoke(cli, ["--db", "other.duckdb", "load", str(text), "--format",
-                                  "parquet"])
-    assert refused.exit_code != 0 and "missing nodes.parquet" in refused.output
-    assert "Traceback" not in refused.output and not (tmp_path / "other.duckdb").exists()
+    refused = runner.invoke(cli, ["--db", "other.duckdb", "load", str(text), "--format", fmt])
+    assert refused.exit_code != 0 and missing in refused.output
+    assert "Traceback" not in refused.output and not (here / "other.duckdb").exists()
