@@ -551,6 +551,9 @@ def test_the_dense_weight_and_where_it_comes_from(store: Store, tmp_path: Path) 
     assert "calibrated" in result.hybrid_dense_from
 
 
+ONE_TYPE = ["noun_concept"]  # lists over one answer type: the hybrid list's linear fusion
+
+
 class SemanticEmbedder:
     """Stands for a semantic model: an embedder that names no weight of its own."""
 
@@ -580,11 +583,11 @@ def test_bm25_leads_a_semantic_embedder_until_calibrated(store: Store, tmp_path:
     assert "embedder's own" in session.hybrid_dense_from
     lexical = [(1, 9.0), (2, 8.0), (3, 7.0)]
     vss = [(2, 0.9), (4, 0.8), (5, 0.7), (6, 0.6), (1, 0.5)]
-    default = fuse_hybrid(vss, lexical, 5, session.settings.ranking)
+    default = fuse_hybrid(vss, lexical, 5, session.settings.ranking, ONE_TYPE)
     # BM25's first two lead; the vectors order what BM25 ranks last or not at all
     assert [c.node_id for c in default] == [1, 2, 4, 5, 6]
     trusted = fuse_hybrid(vss, lexical, 5, replace(session.settings.ranking,
-                                                   hybrid_dense=1.0))
+                                                   hybrid_dense=1.0), ONE_TYPE)
     assert trusted[0].node_id == 2
 
 
@@ -594,9 +597,9 @@ def test_the_hybrid_list_weighs_each_question_by_its_own_scores(store: Store) ->
     clearly they do not — which reciprocal rank fusion cannot tell apart."""
     ranking = RankingSettings(hybrid_dense=0.3)
     vss = [(2, 0.9), (1, 0.1), (3, 0.05)]
-    close = fuse_hybrid(vss, [(1, 9.0), (2, 8.9), (3, 2.0)], 3, ranking)
+    close = fuse_hybrid(vss, [(1, 9.0), (2, 8.9), (3, 2.0)], 3, ranking, ONE_TYPE)
     assert [c.node_id for c in close] == [2, 1, 3]
-    clear = fuse_hybrid(vss, [(1, 9.0), (2, 4.0), (3, 2.0)], 3, ranking)
+    clear = fuse_hybrid(vss, [(1, 9.0), (2, 4.0), (3, 2.0)], 3, ranking, ONE_TYPE)
     assert [c.node_id for c in clear] == [1, 2, 3]
     by_rank = [fuse([(vss, 0.3), (lexical, 1.0)], method="rrf")
                for lexical in ([(1, 9.0), (2, 8.9), (3, 2.0)], [(1, 9.0), (2, 4.0), (3, 2.0)])]
@@ -653,7 +656,8 @@ def test_a_weak_cypher_counts_only_its_constants_own_matches() -> None:
     weights = RankingSettings(dense=0.0)
 
     def order(confidence: float) -> list[int]:
-        return [n for n, _ in _fuse_strands(side, [], lexical, 4, weights, confidence)]
+        return [n for n, _ in _fuse_strands(side, [], lexical, 4, weights, confidence,
+                                                  ONE_TYPE)]
 
     weak = order(0.2)
     assert weak.index(3) < weak.index(2)  # the first-level answer is lifted …

@@ -67,16 +67,15 @@ def calibrate_dense(session: Session, source: str, *, split: str | None = None,
     return Calibration(best, mrr, best_hybrid, hybrid_mrr, len(questions))
 
 
-def _lists(session: Session, q: Question) -> tuple[Question, list, list, bool]:
-    """(the question, its vector list, its BM25 list, whether over one answer type) over
-    its answer types."""
+def _lists(session: Session, q: Question) -> tuple[Question, list, list, list[str]]:
+    """(the question, its vector list, its BM25 list, its answer types) over its answer
+    types."""
     store, k = session.store, max(POOL, session.settings.ask.k)
     target = q.extras.get("target_type") or guess_target_type(q.query, session.schema)
     types = answer_types(target or None, session.schema)
     qvec = query_vector(store, session.embedder, q.query)
     return (q, vss_strand(store, qvec, types, k),
-            bm25(store, q.query, params=session.settings.bm25, types=types, k=k),
-            len(types) == 1)
+            bm25(store, q.query, params=session.settings.bm25, types=types, k=k), types)
 
 
 def choose_weight(per_question: dict[float, list[float]], own: float) -> float:
@@ -99,7 +98,7 @@ def choose_weight(per_question: dict[float, list[float]], own: float) -> float:
     return min(close, key=lambda w: (distance(w), w))
 
 
-def _mrrs(session: Session, lists: list[tuple[Question, list, list, bool]], weight: float,
+def _mrrs(session: Session, lists: list[tuple[Question, list, list, list[str]]], weight: float,
           *, linear: bool) -> list[float]:
     """Each question's MRR with ``weight``: the hybrid list's (``linear``; over several
     answer types it fuses by reciprocal rank, with the weight in force), else that of the
@@ -109,8 +108,8 @@ def _mrrs(session: Session, lists: list[tuple[Question, list, list, bool]], weig
     ids = sorted({n for _, vss, lex, _ in lists for n, _ in vss + lex})
     ext = {i: str(d.ext_id) for i, d in session.store.node_details(ids).items()}
     out = []
-    for q, vss, lex, one_type in lists:
-        fused = hybrid_fusion(vss, lex, ranking, one_type=one_type) if linear else fuse(
+    for q, vss, lex, types in lists:
+        fused = hybrid_fusion(vss, lex, ranking, types) if linear else fuse(
             [(vss, weight), (lex, ranking.lexical)], method=ranking.fusion,
             rrf_k=ranking.rrf_k)
         ranked = [ext[n] for n, _ in fused[:k]]

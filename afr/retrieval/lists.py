@@ -45,31 +45,31 @@ def plain_list(store: Store, qvec: np.ndarray, question: str, types: Sequence[st
         return [Candidate(n, "bm25", None, None, {"scores": {"bm25": s}})
                 for n, s in lexical[:k]]
     vss = vss_strand(store, qvec, types, max(POOL, k))
-    return fuse_hybrid(vss, lexical, k, ranking, one_type=bool(types) and len(types) == 1)
+    return fuse_hybrid(vss, lexical, k, ranking, types)
 
 
 def fuse_hybrid(vss: list[tuple[int, float]], lexical: list[tuple[int, float]], k: int,
-                ranking: RankingSettings, *, one_type: bool = True) -> list[Candidate]:
+                ranking: RankingSettings, types: Sequence[str] | None) -> list[Candidate]:
     """The ``hybrid`` list: vector search and BM25 fused (``hybrid_fusion``)."""
     dense, lex = dict(vss), dict(lexical)
     return [Candidate(n, "hybrid", None, dense.get(n),
                       {"scores": {"fused": s, "dense": dense.get(n), "bm25": lex.get(n)}})
-            for n, s in hybrid_fusion(vss, lexical, ranking, one_type=one_type)[:k]]
+            for n, s in hybrid_fusion(vss, lexical, ranking, types)[:k]]
 
 
-def hybrid_fusion(vss: Ranked, lexical: Ranked, ranking: RankingSettings, *,
-                  one_type: bool) -> list[tuple[int, float]]:
-    """Vector search and BM25 over ``one_type`` of answer fused linearly, each list's
+def hybrid_fusion(vss: Ranked, lexical: Ranked, ranking: RankingSettings,
+                  types: Sequence[str] | None) -> list[tuple[int, float]]:
+    """Vector search and BM25 over one answer type (``types``) fused linearly, each list's
     scores min-max normalised, the vectors weighing ``ranking.hybrid_dense`` beside BM25's
     ``ranking.lexical``. Scores, not ranks: where one list barely separates two nodes the
     other decides, where it separates them clearly it holds, which ranks cannot tell. With
     the hash embedder no weight of reciprocal rank fusion kept the list at or above both
     on WordNet dev and test and the three synthetic sets; linear fusion at 0.3 did
-    (bench/real/EMBEDDERS.md). Over several types (an answer type not known) the two are
+    (bench/real/EMBEDDERS.md). Over several types (None: every candidate type) the two are
     fused by reciprocal rank with ``ranking.dense``, as steps 6–7 fuse them: there a word
     and its senses share their text, the similarity cannot tell them apart, and at 0.3 it
     took WordNet dev's offline hybrid list from BM25's hit@1 42.6 to 34.0."""
-    if one_type:
+    if types is not None and len(types) == 1:
         return fuse([(vss, hybrid_dense_of(ranking)), (lexical, ranking.lexical)],
                     method="linear")
     return fuse([(vss, dense_of(ranking)), (lexical, ranking.lexical)],

@@ -206,21 +206,21 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
     if text_only and side.graph:
         notes.append("the Cypher constrains by text alone: its answers count as text "
                      f"evidence (weight {weights.text:g}), not as graph evidence")
-    fused = _fuse_strands(side, vss, lexical, k, weights, confidence, text_only=text_only,
-                          one_type=bool(types) and len(types) == 1)
+    fused = _fuse_strands(side, vss, lexical, k, weights, confidence, types,
+                          text_only=text_only)
     final = _candidates(fused, side.graph, vss, lexical, k)
     return Strands(tuple(side.graph), tuple(vss), tuple(lexical), tuple(final),
                    tuple(notes + side.explained))
 
 
 def _fuse_strands(side: _GraphSide, vss: Ranked, lexical: Ranked, k: int,
-                  weights: RankingSettings, confidence: float, *, text_only: bool = False,
-                  one_type: bool = True) -> Ranked:
+                  weights: RankingSettings, confidence: float,
+                  types: Sequence[str] | None, *, text_only: bool = False) -> Ranked:
     """The final list's node ids and fused scores: the graph strand (weighted by how much
     the Cypher is trusted), the vector list and the BM25 list fused; the confident band
     first; the paper's quota, the vector search's ``keep_vss`` and BM25's ``keep_bm25``
     kept in. A ``text_only`` Cypher's answers weigh as a text condition and lead no band.
-    Where the graph has no say, the hybrid list over ``one_type`` of answer or several."""
+    Where the graph has no say, the hybrid list over the answer ``types``."""
     graph, depth = side.graph, max(POOL, k)
     # Text conditions alone are a guess at the answer's wording: the question's own BM25
     # is evidence of the same kind (WordNet dev, noisy Cypher: `(y:noun_concept) WHERE
@@ -237,7 +237,7 @@ def _fuse_strands(side: _GraphSide, vss: Ranked, lexical: Ranked, k: int,
                       (lexical, weights.lexical)],
                      method=weights.fusion, rrf_k=weights.rrf_k, only=pool)
     else:  # the graph has no say: af's list is the hybrid list
-        fused = hybrid_fusion(vss, lexical, weights, one_type=one_type)
+        fused = hybrid_fusion(vss, lexical, weights, types)
     if graph and confident and not text_only:
         # the confident band (first-level answers, a handful) leads the final list
         band = [c.node_id for c in graph if c.level == graph[0].level]

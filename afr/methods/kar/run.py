@@ -181,9 +181,9 @@ def _final_retrieval(session: Session, question: str, types: list[str] | None,
                    (own, ranking.lexical)]
     else:
         signals = _offline_signals(session, question, types, depth, vss, lexical, own, run)
-    if len(signals) == 2:  # nothing expanded the question: its own hybrid list
-        fused = hybrid_fusion(signals[0][0], signals[1][0], ranking,
-                              one_type=bool(types) and len(types) == 1)
+    if run.expansion_source != "llm" and not _expands(question, run):
+        # nothing expanded the question: its own hybrid list (its similarity leads signals)
+        fused = hybrid_fusion(signals[0][0], own, ranking, types)
     else:
         fused = fuse(signals, method=ranking.fusion, rrf_k=ranking.rrf_k)
     # the similarities to q where the list of q's own leads (offline), else to q′
@@ -202,10 +202,15 @@ def _offline_signals(session: Session, question: str, types: list[str] | None, d
                      query_vector(session.store, session.embedder, question), depth,
                      types=types) if run.expanded_query != question else vss
     signals = [(own_vss, dense_of(ranking)), (own, ranking.lexical)]
-    weight = run.expansion_weight
-    if run.expanded_query != question and weight > 0.0:
+    if _expands(question, run):
+        weight = run.expansion_weight
         signals += [(vss, dense_of(ranking) * weight), (lexical, ranking.lexical * weight)]
     return signals
+
+
+def _expands(question: str, run: KarTrace) -> bool:
+    """Whether the graph-PRF changed the question and is trusted at all."""
+    return run.expanded_query != question and run.expansion_weight > 0.0
 
 
 def _parse(session: Session, question: str, turn: Turn,
