@@ -228,11 +228,12 @@ def test_empty_parse_and_empty_expansion(demo: DuckDBStore) -> None:
 
 
 def _k7_expected(demo: DuckDBStore, result, retriever: str) -> list[int]:
-    """K7's list rebuilt from the public searches (offline): the question's own vector and
-    BM25 lists at the ranking settings' weights, and the expanded query's at those weights
-    times the expansion's trust."""
+    """K7's list rebuilt from the public searches (offline): the question's own hybrid
+    list, and the expanded query's vector and BM25 lists at the ranking settings' weights
+    times half the expansion's trust."""
     from afr.lexical import bm25
     from afr.retrieval.fusion import fuse
+    from afr.retrieval.lists import hybrid_fusion
     from afr.vectors.search import query_vector, search
 
     settings, types = result.settings, [result.target_type]
@@ -249,10 +250,11 @@ def _k7_expected(demo: DuckDBStore, result, retriever: str) -> list[int]:
                      100, types=types)
     ranking, trust = settings.ranking, result.kar.expansion_weight
     assert 0.0 < trust <= 1.0
-    return [n for n, _ in fuse([(own_vss, ranking.dense), (own, ranking.lexical),
-                                (vss, ranking.dense * trust),
-                                (lexical, ranking.lexical * trust)], method=ranking.fusion,
-                               rrf_k=ranking.rrf_k)[:20]]
+    own_hybrid = hybrid_fusion(own_vss, own, ranking, types)
+    return [n for n, _ in fuse([(own_hybrid, ranking.lexical),
+                                (vss, ranking.dense * trust / 2),
+                                (lexical, ranking.lexical * trust / 2)],
+                               method=ranking.fusion, rrf_k=ranking.rrf_k)[:20]]
 
 
 @pytest.mark.parametrize("retriever", ["vss", "bm25", "hybrid"])
@@ -268,7 +270,8 @@ def test_k7_ranks_the_expanded_query_with_the_retriever_set(demo: DuckDBStore,
 
 def test_k7_leads_with_the_question_own_similarity(demo: DuckDBStore) -> None:
     """With the embedder trusted as much as BM25, q's own vector list (not q′'s) is the
-    one at the full dense weight: the fused list is the one rebuilt from them."""
+    one fused into q's own hybrid list, at the full weight: the fused list is the one
+    rebuilt from them."""
     result = Pipeline(demo, _config(ranking__dense=1.0)).ask(QUESTION)
     assert result.settings.ranking.dense == 1.0
     assert [a.node_id for a in result.answers] == _k7_expected(demo, result, "hybrid")
@@ -290,12 +293,12 @@ def test_offline_mode(demo: DuckDBStore) -> None:
     linked = [e["text"] for e in kar["entities"] if e["source"] == "offline"]
     assert linked == ["calendar", "valueerror"]
     assert "IllegalMonthError" in kar["expanded_query"]
-    # the fused K7 (the default) leads with the question's own lists, which rank both gold
-    # answers first; the expansion (weighted by its links' trust) lifts ValueError, which
-    # the triples name, between them; dense search alone ranks them first
+    # the fused K7 (the default) leads with the question's own hybrid list, which ranks
+    # both gold answers first; the expansion (at half its links' trust) keeps ValueError,
+    # which the triples name, right below them; dense search alone ranks them first
     assert [a.ext_id for a in result.answers[:3]] == [
-        "exception:calendar.IllegalMonthError", "exception:builtins.ValueError",
-        "exception:calendar.IllegalWeekdayError"]
+        "exception:calendar.IllegalWeekdayError", "exception:calendar.IllegalMonthError",
+        "exception:builtins.ValueError"]
     assert all(a.source == "kar" for a in result.answers)
     assert all(a.provenance.get("kar_triples") for a in result.answers[:3])
     dense = Pipeline(demo, _config(kar__retriever="vss")).ask(QUESTION)
