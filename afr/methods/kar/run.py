@@ -65,8 +65,9 @@ from afr.vectors.search import query_vector, search
 
 # Offline, q′'s lists weigh at most half the question's own hybrid list (RM3's usual
 # interpolation of a query with its expansion): graph-PRF text is every neighbour's, and
-# at the question's own weight it reordered the top (WordNet dev, hit@1 / MRR of KAR:
-# 48.9 / 57.0 at full weight, 51.1 / 57.4 at half; bench/real/RESULTS.md).
+# at the question's own weight, fused by rank, it reordered the top (WordNet dev, hit@1 /
+# MRR of KAR: 48.9 / 57.0; at half weight by rank 51.1 / 57.4, by score 53.2 / 59.3;
+# bench/real/RESULTS.md).
 PRF_SHARE = 0.5
 
 
@@ -201,16 +202,17 @@ def _offline_fusion(question: str, own_vss: Ranked, own: Ranked, vss: Ranked,
                     run: KarTrace) -> Ranked:
     """K7 after the graph-PRF: the question's own hybrid list (the hybrid method's), and
     q′'s vector and BM25 lists beside it at their weights times ``PRF_SHARE`` times the
-    expansion's trust. The expansion thus adds evidence, never more than half the
-    question's own: with no trusted link (q′ = q, or weight 0) the list is the hybrid
-    method's."""
+    expansion's trust, fused linearly on min-max normalised scores. The expansion thus
+    adds evidence, never more than half the question's own, and by scores, not ranks: a
+    node q′ ranks first overtakes q's first only where q's list barely separates them.
+    With no trusted link (q′ = q, or weight 0) the list is the hybrid method's."""
     own_hybrid = hybrid_fusion(own_vss, own, ranking, types)
     if not _expands(question, run):
         return own_hybrid
     weight = run.expansion_weight * PRF_SHARE
     signals = [(own_hybrid, ranking.lexical), (vss, dense_of(ranking) * weight),
                (lexical, ranking.lexical * weight)]
-    return fuse(signals, method=ranking.fusion, rrf_k=ranking.rrf_k)
+    return fuse(signals, method="linear")
 
 
 def _expands(question: str, run: KarTrace) -> bool:
