@@ -86,6 +86,22 @@ def test_a_short_list_of_integers_past_32_bits_is_bound_as_json() -> None:
     assert json.loads(args["mixed"]) == [7, 2**31] and args["small"] == [7, 2**31 - 1]
 
 
+def test_a_local_masters_python_workers_run_afrs_own_python(spark_store) -> None:
+    """Embedding and BM25 postings run in Spark's Python workers: on a local master they
+    run the driver's interpreter (afr from a virtualenv that is not activated finds its
+    packages there), not the first `python3` on PATH."""
+    def worker_python(frames):  # nested: pickled by value, run in the worker
+        import sys
+
+        import pandas as pd
+
+        for _ in frames:
+            yield pd.DataFrame({"python": [sys.executable]})
+
+    rows = spark_store.spark.range(1).mapInPandas(worker_python, "python string").collect()
+    assert [r.python for r in rows] == [sys.executable]
+
+
 def test_a_long_list_reads_back_in_order(spark_store) -> None:
     ids = [7 * i - 3 for i in range(JSON_LIST_MIN * 3)]
     words = [f"w{i}" for i in range(JSON_LIST_MIN + 5)]

@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import socket
+import sys
 import threading
 from collections.abc import Hashable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -182,6 +184,12 @@ def spark_session(master: str) -> SparkSession:
         session = builder.getOrCreate()
     except Exception as exc:  # Java missing, a master refusing us: one line, no trace
         raise StoreError(f"cannot start Spark ({master}): {_first_line(exc)}") from None
+    if master.startswith("local") and not os.environ.get("PYSPARK_PYTHON"):
+        # A local master's Python workers run here: with afr's own interpreter, not the
+        # first `python3` on PATH (pyspark's default), which lacks afr's packages when afr
+        # runs from a virtualenv that is not activated (`/path/to/venv/bin/afr …`).
+        # pyspark reads the interpreter of each Python function from here.
+        session.sparkContext.pythonExec = sys.executable
     session.sparkContext.setLogLevel("OFF")
     _quiet_statement_logs()
     return session
