@@ -664,6 +664,15 @@ def test_a_weak_cypher_counts_only_its_constants_own_matches() -> None:
     assert weak.index(4) == 3  # … the wider one keeps BM25's place
     strong = order(1.0)
     assert strong.index(4) < strong.index(2)  # a trusted Cypher's wider answers count
+    # with no first-level answer a weak Cypher has no say (and its note says so, from the
+    # same _graph_list): the list is the hybrid list
+    from afr.methods.af.hybrid_ranking import _graph_list
+    from afr.retrieval.lists import hybrid_fusion
+
+    wider = _GraphSide(graph[:1], [], lexical, [])
+    assert _graph_list(wider.graph, 0.2, 100) == [] and _graph_list(wider.graph, 1.0, 100)
+    assert _fuse_strands(wider, [], lexical, 4, weights, 0.2, ONE_TYPE) == \
+        hybrid_fusion([], lexical, weights, ONE_TYPE)[:4]
 
 
 def test_a_calibrated_weight_must_win_by_more_than_its_noise() -> None:

@@ -196,13 +196,16 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
     vss, side = run_reads(store, [lambda conn: vss_strand(conn, qvec, types, depth),
                                   rank_graph])
     lexical = side.question_bm25[:depth]
-    confident = confidence >= WEAK_LINKING
-    if not confident and confidence > 0:
-        notes.append(f"weakly linked Cypher (confidence {confidence:.2f}): the graph only "
-                     "re-ranks the vector and BM25 candidates, with its level-1 answers")
-    elif not confident:  # trusted not at all: the graph has no say (_fuse_strands)
+    if confidence <= 0:  # trusted not at all: the graph has no say (_fuse_strands)
         notes.append("Cypher linked with no confidence: the list is the hybrid list of "
                      "vector search and BM25")
+    elif confidence < WEAK_LINKING and not _graph_list(side.graph, confidence, depth):
+        notes.append(f"weakly linked Cypher (confidence {confidence:.2f}) with no answer at "
+                     "its first level: the list is the hybrid list of vector search and "
+                     "BM25")
+    elif confidence < WEAK_LINKING:
+        notes.append(f"weakly linked Cypher (confidence {confidence:.2f}): the graph only "
+                     "re-ranks the vector and BM25 candidates, with its level-1 answers")
     if text_only and side.graph:
         notes.append("the Cypher constrains by text alone: its answers count as text "
                      f"evidence (weight {weights.text:g}), not as graph evidence")
@@ -211,6 +214,14 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
     final = _candidates(fused, side.graph, vss, lexical, k)
     return Strands(tuple(side.graph), tuple(vss), tuple(lexical), tuple(final),
                    tuple(notes + side.explained))
+
+
+def _graph_list(graph: Sequence[Candidate], confidence: float, depth: int) -> Ranked:
+    """The graph strand's answers that count in the fusion: a confident Cypher's, and of
+    a weakly linked one only those of its constants' own best matches (level 1)."""
+    confident = confidence >= WEAK_LINKING
+    return [(c.node_id, 0.0) for c in graph[:depth]
+            if confident or (c.level is not None and c.level <= WEAK_LEVEL)]
 
 
 def _fuse_strands(side: _GraphSide, vss: Ranked, lexical: Ranked, k: int,
@@ -227,11 +238,9 @@ def _fuse_strands(side: _GraphSide, vss: Ranked, lexical: Ranked, k: int,
     # y.text CONTAINS "out of the window"` pushed BM25's right first answer to 20th).
     trust = (weights.text if text_only else weights.graph) * max(0.0, min(confidence, 1.0))
     confident = confidence >= WEAK_LINKING
-    # a weakly linked Cypher only re-ranks the vector and BM25 candidates, and only with
-    # the answers of its constants' own best matches
+    # a weakly linked Cypher only re-ranks the vector and BM25 candidates
     pool = None if confident else {n for n, _ in vss} | {n for n, _ in lexical}
-    graph_list = [(c.node_id, 0.0) for c in graph[:depth]
-                  if confident or (c.level is not None and c.level <= WEAK_LEVEL)]
+    graph_list = _graph_list(graph, confidence, depth)
     if graph_list and trust > 0:
         fused = fuse([(graph_list, trust), (vss, dense_of(weights)),
                       (lexical, weights.lexical)],
