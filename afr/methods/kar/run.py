@@ -203,9 +203,9 @@ def _offline_fusion(question: str, own_vss: Ranked, own: Ranked, vss: Ranked,
     """K7 after the graph-PRF: the question's own hybrid list (the hybrid method's), and
     q′'s vector and BM25 lists beside it at their weights times ``PRF_SHARE`` times the
     expansion's trust, fused linearly on min-max normalised scores. The expansion thus
-    adds evidence, never more than half the question's own, and by scores, not ranks: a
-    node q′ ranks first overtakes q's first only where q's list barely separates them.
-    With no trusted link (q′ = q, or weight 0) the list is the hybrid method's."""
+    adds evidence at half its links' trust, and by scores, not ranks: a node q′ ranks
+    first overtakes q's first only where q's list barely separates them. With no trusted
+    link (q′ = q, or weight 0) the list is the hybrid method's."""
     own_hybrid = hybrid_fusion(own_vss, own, ranking, types)
     if not _expands(question, run):
         return own_hybrid
