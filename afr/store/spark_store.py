@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import socket
 import sys
@@ -168,6 +167,9 @@ def store_session(master: str) -> SparkSession:
     return session
 
 
+_PYSPARK_DEFAULT_PYTHON = "python3"  # the workers' interpreter pyspark picks by itself
+
+
 @cache
 def spark_session(master: str) -> SparkSession:
     """The process's Spark session for ``master`` (one JVM per process; each store works
@@ -184,13 +186,15 @@ def spark_session(master: str) -> SparkSession:
         session = builder.getOrCreate()
     except Exception as exc:  # Java missing, a master refusing us: one line, no trace
         raise StoreError(f"cannot start Spark ({master}): {_first_line(exc)}") from None
-    if master.startswith("local") and not os.environ.get("PYSPARK_PYTHON"):
+    context = session.sparkContext
+    if master.startswith("local") and context.pythonExec == _PYSPARK_DEFAULT_PYTHON:
         # A local master's Python workers run here: with afr's own interpreter, not the
-        # first `python3` on PATH (pyspark's default), which lacks afr's packages when afr
-        # runs from a virtualenv that is not activated (`/path/to/venv/bin/afr …`).
-        # pyspark reads the interpreter of each Python function from here.
-        session.sparkContext.pythonExec = sys.executable
-    session.sparkContext.setLogLevel("OFF")
+        # first `python3` on PATH (pyspark's default where $PYSPARK_PYTHON names none),
+        # which lacks afr's packages when afr runs from a virtualenv that is not
+        # activated (`/path/to/venv/bin/afr …`). pyspark reads each Python function's
+        # interpreter from here.
+        context.pythonExec = sys.executable
+    context.setLogLevel("OFF")
     _quiet_statement_logs()
     return session
 
