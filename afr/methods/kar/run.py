@@ -183,8 +183,10 @@ def _final_retrieval(session: Session, question: str, types: list[str] | None,
         return {}, lexical[:k]
     # The question's own BM25 list stays one of the signals, as RM3 keeps the original
     # query beside its expansion: graph-PRF text adds terms of every neighbour, and on
-    # its own it can bury the question's words.
-    own = bm25(store, question, params=settings.bm25, types=types, k=depth)
+    # its own it can bury the question's words. (Offline without an expansion q′ is q:
+    # its lists are the question's own, searched once.)
+    own = lexical if query == question else bm25(store, question, params=settings.bm25,
+                                                 types=types, k=depth)
     ranking = settings.ranking
     if run.expansion_source == "llm":
         signals = [(vss, dense_of(ranking)), (lexical, ranking.lexical),
