@@ -76,9 +76,16 @@ class QuestionSet:
         return re.sub(r"[^a-z0-9]+", "-", self.label.lower()).strip("-")
 
 
-def has_similarity_graph(db: str) -> bool:
-    info = subprocess.run([afr_command(), "--db", db, "info"], capture_output=True, text=True)
-    return info.returncode == 0 and "no similarity graph" not in info.stdout
+def store_has_similarity_graph(db: str) -> bool:
+    """Whether SAGE can run on the store (closed again before `afr eval` opens it)."""
+    from afr.store import open_store
+    from afr.vectors.similarity import has_similarity_graph
+
+    store = open_store(db, read_only=True)
+    try:
+        return has_similarity_graph(store)
+    finally:
+        store.close()
 
 
 def afr_command() -> str:
@@ -91,7 +98,7 @@ def run_eval(qs: QuestionSet, run: str, work: Path) -> dict | None:
     kept = work / f"{qs.slug()}.{run}.json"
     if kept.exists():
         return json.loads(kept.read_text())
-    if run == "sage" and not has_similarity_graph(qs.db):
+    if run == "sage" and not store_has_similarity_graph(qs.db):
         return None
     cmd = [afr_command(), "--no-progress", "--db", qs.db, "eval", "run", qs.source,
            *RUNS[run], "--reranker", "none", "--json", "--no-log"]
