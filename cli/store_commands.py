@@ -55,14 +55,23 @@ def init(ctx: Context, print_sql: bool, dim: int | None) -> None:
               help="STaRK dataset (default: detected from the node types).")
 @click.option("--replace", is_flag=True,
               help="Replace the SKB already in the store (atomically: all or nothing).")
+@click.option("--nodes-table", metavar="NAME",
+              help="Read the nodes from this table of the store's own catalog (a DuckDB "
+                   "file's schema.table; on Spark any table its catalog names, Delta or "
+                   "Iceberg included) instead of SOURCE's nodes file; SOURCE then needs "
+                   "only skb.json.")
+@click.option("--edges-table", metavar="NAME",
+              help="The same for the edges (columns src, type, dst).")
 @pass_ctx
 @handle_errors
-def load(ctx: Context, source: str, fmt: str, dataset: str | None, replace: bool) -> None:
+def load(ctx: Context, source: str, fmt: str, dataset: str | None, replace: bool,
+         nodes_table: str | None, edges_table: str | None) -> None:
     """Load an SKB into the store, checking everything first.
 
     SOURCE is an SKB directory (skb.json, nodes.jsonl[.gz], edges.csv[.gz]; or
     nodes.parquet and edges.parquet with the same columns, or nodes/ and edges/ as Delta
-    Lake or Iceberg tables), a STaRK processed dataset
+    Lake or Iceberg tables; or tables the store's catalog holds, named by --nodes-table
+    and --edges-table), a STaRK processed dataset
     directory, or `demo`: the bundled demo SKB. A broken line, an unknown type or an edge
     to a missing node stops the load with the file, line (or row) and first examples, and
     the store stays as it was. Loading into a store that already holds an SKB needs
@@ -76,11 +85,14 @@ def load(ctx: Context, source: str, fmt: str, dataset: str | None, replace: bool
       afr load ./my-tables --format parquet
       afr load ./my-lakehouse-skb --format delta
       afr --db postgresql://me@localhost/kb load demo
+      afr --db sc://spark-host:15002/kb load ./my-schema \\
+          --nodes-table lake.skb_nodes --edges-table lake.skb_edges
     """
     from afr.load import load_into
 
     report = load_into(ctx.resolve().settings.store, source, fmt=fmt,  # type: ignore[arg-type]
-                       dataset=dataset, replace=replace, progress=ctx.progress)
+                       dataset=dataset, replace=replace, progress=ctx.progress,
+                       nodes_table=nodes_table, edges_table=edges_table)
     verb = "replaced with" if report.replaced else "loaded"
     click.echo(
         f"{verb} SKB {report.skb!r}: {report.nodes:,} nodes, {report.edges:,} edges, "

@@ -164,14 +164,17 @@ def spark_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("no Java: the Spark store tests need a JVM (Java 17+)")
-    from afr.store.spark_store import spark_session
+    from afr.store.spark_store import CATALOG_DIR, spark_session
 
     with socket.socket() as probe:  # a port nobody holds now, for the Connect server
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     # read by the JVM as it starts, only for this session: set and restored around it
     before = os.environ.get("PYSPARK_SUBMIT_ARGS")
+    warehouse = tmp_path_factory.mktemp("spark-warehouse")
+    # the catalog's own databases too (not ./spark-warehouse): where a store would put them
     os.environ["PYSPARK_SUBMIT_ARGS"] = (
+        f"--conf spark.sql.warehouse.dir={warehouse / CATALOG_DIR} "
         "--conf spark.plugins=org.apache.spark.sql.connect.SparkConnectPlugin "
         f"--conf spark.connect.grpc.binding.address=127.0.0.1 "
         f"--conf spark.connect.grpc.binding.port={port} pyspark-shell")
@@ -183,7 +186,7 @@ def spark_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         else:
             os.environ["PYSPARK_SUBMIT_ARGS"] = before
     _SPARK_CONNECT.append(f"sc://127.0.0.1:{port}")
-    yield tmp_path_factory.mktemp("spark-warehouse")
+    yield warehouse
     spark_session(SPARK_MASTER).stop()
     spark_session.cache_clear()
 

@@ -7,6 +7,7 @@ import json
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import duckdb
@@ -23,7 +24,7 @@ from afr.load.stage import (
     staged_edge_pairs,
     staged_type_counts,
 )
-from afr.load.tables import TableFormat
+from afr.load.tables import CatalogTable, TableFormat
 from afr.progress import Phases
 from afr.store.base import Store
 from afr.store.names import build_name_index
@@ -48,17 +49,22 @@ class LoadReport:
 
 def load_skb_dir(
     store: Store, directory: str | Path, *, replace: bool = False, progress: bool | None = None,
-    tables: TableFormat | None = None,
+    tables: TableFormat | None = None, nodes_table: str | None = None,
+    edges_table: str | None = None,
 ) -> LoadReport:
     """Load an SKB directory (docs/skb-format.md) into ``store``; on any error nothing
     changes. Its nodes and edges are JSON lines and CSV, or tables: Parquet, Delta or
-    Iceberg (``tables`` insists on that format; None takes what is there)."""
+    Iceberg (``tables`` insists on that format; None takes what is there) — or tables of
+    the store's own catalog that ``nodes_table`` and ``edges_table`` name
+    (``lake.skb_nodes``), read where they are; the directory then needs only skb.json."""
     directory = Path(directory)
     if not directory.is_dir():
         raise LoadError(f"{directory}: not a directory (expected an SKB directory with skb.json)")
     schema = read_skb_json(directory / "skb.json")
-    nodes_path = find_table(directory, "nodes.jsonl", tables)
-    edges_path = find_table(directory, "edges.csv", tables)
+    nodes_path = (catalog_table(store, nodes_table) if nodes_table
+                  else find_table(directory, "nodes.jsonl", tables))
+    edges_path = (catalog_table(store, edges_table) if edges_table
+                  else find_table(directory, "edges.csv", tables))
 
     def stage(con: duckdb.DuckDBPyConnection, phases: Phases) -> StageResult:
         phases.next("reading and checking nodes")
@@ -69,6 +75,12 @@ def load_skb_dir(
 
     return load_staged(store, schema, stage, replace=replace, source=str(directory),
                        progress=progress)
+
+
+def catalog_table(store: Store, name: str) -> CatalogTable:
+    """The table ``name`` of the store's catalog, checked now, read when staged."""
+    checked = store.check_catalog_table(name)
+    return CatalogTable(checked, partial(store.view_catalog_table, checked))
 
 
 def load_staged(

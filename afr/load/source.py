@@ -38,15 +38,22 @@ def detect_format(source: Path) -> Literal["skb", "stark"]:
 
 
 def load_into(settings: StoreSettings, source: str | Path, *, fmt: Format = "auto",
-              dataset: str | None = None, replace: bool = False, progress: bool = False
+              dataset: str | None = None, replace: bool = False, progress: bool = False,
+              nodes_table: str | None = None, edges_table: str | None = None
               ) -> LoadReport:
     """Load ``source`` into the store the [store] settings name (``settings.db``, else
-    ``./afr.duckdb``). ``source`` may be ``demo``, the bundled demo SKB. A DuckDB file or
-    a PostgreSQL schema this load created is removed again when the load fails."""
+    ``./afr.duckdb``). ``source`` may be ``demo``, the bundled demo SKB. ``nodes_table``
+    and ``edges_table`` name tables of the store's catalog to read those from, in place
+    of the directory's files. A DuckDB file or a PostgreSQL schema this load created is
+    removed again when the load fails."""
     source = source_path(source)
     if not source.exists():
         raise LoadError(f"{source}: no such file or directory")
     kind = detect_format(source) if fmt == "auto" else fmt
+    named = {"--nodes-table": nodes_table, "--edges-table": edges_table}
+    if kind == "stark" and any(named.values()):
+        raise LoadError(f"{' and '.join(k for k, v in named.items() if v)}: for an SKB "
+                        "directory (skb.json), not STaRK's files")
     target = resolve_db(settings.db)
     created = None
     if not is_store_url(target) and not Path(target).expanduser().exists():
@@ -61,7 +68,8 @@ def load_into(settings: StoreSettings, source: str | Path, *, fmt: Format = "aut
                                 progress=progress)
         else:
             report = load_skb_dir(store, source, replace=replace, progress=progress,
-                                  tables=None if kind == "skb" else kind)
+                                  tables=None if kind == "skb" else kind,
+                                  nodes_table=nodes_table, edges_table=edges_table)
         loaded = True
         return report
     finally:

@@ -19,7 +19,9 @@ from afr.errors import LoadError
 from afr.load.tables import (
     DESCRIPTIONS,
     TABLE_FORMATS,
+    CatalogTable,
     TableFormat,
+    TableSource,
     open_table,
     table_format,
     table_place,
@@ -66,12 +68,13 @@ def find_table(directory: Path, text_file: str, fmt: TableFormat | None) -> Path
     raise LoadError(f"{directory}: missing {', or '.join(wanted)}")
 
 
-def is_table(path: Path) -> bool:
-    """A table (rows: Parquet, Delta, Iceberg), not a text file (lines)."""
-    return table_format(path) is not None
+def is_table(path: TableSource) -> bool:
+    """A table (rows: Parquet, Delta, Iceberg, or one the store's catalog names), not a
+    text file (lines)."""
+    return isinstance(path, CatalogTable) or table_format(path) is not None
 
 
-def _table_columns(con: duckdb.DuckDBPyConnection, path: Path, view: str,
+def _table_columns(con: duckdb.DuckDBPyConnection, path: TableSource, view: str,
                    required: tuple[str, ...]) -> dict[str, str]:
     """The table's columns and their types, as ``view`` (made here); a missing
     ``required`` one stops."""
@@ -101,7 +104,7 @@ def _run(con: duckdb.DuckDBPyConnection, template: str, params: dict | None = No
     return rows
 
 
-def _report(file: Path, problems: list[tuple], what: str) -> None:
+def _report(file: TableSource, problems: list[tuple], what: str) -> None:
     if not problems:
         return
     parts = []
@@ -155,7 +158,7 @@ def _with_json_messages(path: Path, problems: list[tuple]) -> list[tuple]:
             for problem, n, records, details in problems]
 
 
-def _duck_error(file: Path, exc: duckdb.Error) -> LoadError:
+def _duck_error(file: TableSource, exc: duckdb.Error) -> LoadError:
     lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
     head = lines[0] if lines else type(exc).__name__
     head = head.replace("Invalid Input Error: ", "")
@@ -188,7 +191,7 @@ def _oversized_record(path: Path, limit: int) -> LoadError | None:
     return None
 
 
-def stage_nodes(con: duckdb.DuckDBPyConnection, path: Path, schema: SkbSchema) -> StageResult:
+def stage_nodes(con: duckdb.DuckDBPyConnection, path: TableSource, schema: SkbSchema) -> StageResult:
     """Read ``path`` (nodes.jsonl, or a nodes table) into ``stg_nodes``, checked."""
     result = StageResult()
     try:
@@ -209,7 +212,7 @@ def stage_nodes(con: duckdb.DuckDBPyConnection, path: Path, schema: SkbSchema) -
     return result
 
 
-def _read_nodes(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+def _read_nodes(con: duckdb.DuckDBPyConnection, path: TableSource) -> None:
     """``stg_raw_nodes``: one JSON record per node, from JSON lines or Parquet rows."""
     if is_table(path):
         columns = _table_columns(con, path, NODES_VIEW, ("id", "type"))
@@ -238,7 +241,7 @@ def check_edges_header(path: Path) -> None:
 
 
 def stage_edges(
-    con: duckdb.DuckDBPyConnection, path: Path, schema: SkbSchema, result: StageResult,
+    con: duckdb.DuckDBPyConnection, path: TableSource, schema: SkbSchema, result: StageResult,
     nodes_file: str = "nodes.jsonl",
 ) -> None:
     """Read ``path`` (edges.csv, or an edges table) into ``stg_edges``, checked against the

@@ -10,6 +10,8 @@ table's deletes applied; DuckDB scans either through Arrow.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -31,8 +33,26 @@ DESCRIPTIONS: dict[TableFormat, str] = {
 }
 
 
-def table_format(path: Path) -> TableFormat | None:
-    """The format of the table at ``path``, or None for a text file (or nothing)."""
+@dataclass(frozen=True)
+class CatalogTable:
+    """A table the store's own catalog names (``lake.skb_nodes``: a table of the DuckDB
+    file, or of the Spark session's catalog, in whatever format that catalog keeps it),
+    read where it is by ``view``, which makes it a view of the staging connection
+    (``Store.view_catalog_table``). ``name`` is what errors call it, as a file's name."""
+
+    name: str
+    view: Callable[[duckdb.DuckDBPyConnection, str], None] = field(compare=False)
+
+
+#: Where an SKB table comes from: a file or folder of the SKB directory, or a named table.
+TableSource = Path | CatalogTable
+
+
+def table_format(path: TableSource) -> TableFormat | None:
+    """The format of the table at ``path``, or None for a text file (or nothing) and for
+    a table the store's catalog names (its catalog knows its format)."""
+    if isinstance(path, CatalogTable):
+        return None
     if path.suffix == ".parquet" and path.exists():
         return "parquet"
     if (path / "_delta_log").is_dir():
@@ -47,8 +67,11 @@ def table_place(directory: Path, stem: str, fmt: TableFormat) -> Path:
     return directory / _PLACES[fmt].format(stem=stem)
 
 
-def open_table(con: duckdb.DuckDBPyConnection, path: Path, view: str) -> None:
+def open_table(con: duckdb.DuckDBPyConnection, path: TableSource, view: str) -> None:
     """Make ``view`` a temporary view of the table at ``path`` on ``con``."""
+    if isinstance(path, CatalogTable):
+        path.view(con, view)
+        return
     fmt = table_format(path)
     if fmt == "parquet":
         source = str(path / "**" / "*.parquet") if path.is_dir() else str(path)

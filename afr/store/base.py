@@ -25,7 +25,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from afr.errors import StoreConnectionError, StoreError
+from afr.errors import LoadError, StoreConnectionError, StoreError
 from afr.resources import schema_dir, sql_dir
 from afr.store.dialect import DUCKDB, Dialect, split_sql
 from afr.store.runtime import StoreRuntime
@@ -304,6 +304,36 @@ class Store(ABC):
 
     def table_exists(self, table: str) -> bool:
         return bool(self.run("meta/table_exists.sql", {"table": table}))
+
+    # -- an SKB's tables named in the store's catalog (afr load --nodes-table) ----------
+
+    def check_catalog_table(self, name: str) -> str:
+        """``name`` if it names a table of this store's catalog that an SKB's nodes or
+        edges can be read from: plain identifiers joined by dots, qualified by its schema
+        (or database, and catalog), not one of afr's own tables; else a LoadError."""
+        parts = name.split(".")
+        if not 2 <= len(parts) <= 3 or not all(_IDENT.match(p) for p in parts):
+            raise LoadError(f"{name!r}: name the table with its schema or database "
+                            "(lake.skb_nodes), in plain names joined by dots")
+        if self._is_own_table(parts):
+            raise LoadError(f"{name}: that is a table of afr's own; name the table that "
+                            "holds the SKB's nodes or edges")
+        if not self._catalog_table_exists(name):
+            raise LoadError(f"{name}: no such table in {self.location}")
+        return name
+
+    def _is_own_table(self, parts: list[str]) -> bool:
+        return False
+
+    def _catalog_table_exists(self, name: str) -> bool:
+        raise LoadError(f"reading an SKB's tables by name works on DuckDB and Spark stores, "
+                        f"not on {self.dialect.name} ones: export them as Parquet "
+                        "(nodes.parquet, edges.parquet) beside skb.json and load the folder")
+
+    def view_catalog_table(self, name: str, con: Any, view: str) -> None:
+        """Make ``view`` of the DuckDB staging connection ``con`` read the table ``name``
+        of this store's catalog (``check_catalog_table`` passed it)."""
+        raise LoadError(f"{name}: not readable by name from {self.location}")
 
     @abstractmethod
     def close(self) -> None: ...

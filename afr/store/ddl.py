@@ -8,6 +8,7 @@ embedding dimension — the vector tables with their approximate (HNSW) indexes.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from afr.store.base import (
     SCHEMA_VERSION,
@@ -18,7 +19,7 @@ from afr.store.base import (
     migration_versions,
     render_template,
 )
-from afr.store.dialect import Dialect
+from afr.store.dialect import DUCKDB, Dialect
 
 
 def store_ddl(dialect: Dialect, *, schema: str = "afr", dim: int | None = None) -> str:
@@ -57,6 +58,18 @@ def store_ddl(dialect: Dialect, *, schema: str = "afr", dim: int | None = None) 
         lines.extend(f"{stmt};" for stmt in kept)
     lines.append("\nCOMMIT;")
     return "\n".join(lines) + "\n"
+
+
+@cache
+def own_table_names() -> frozenset[str]:
+    """The names of every table afr creates in a store (its vector tables too)."""
+    return frozenset(found.group(1).lower() for found in
+                     _CREATE_TABLE.finditer(store_ddl(DUCKDB, dim=1)))
+
+
+# DuckDB's statements, some of which (a column's COMPRESSION) sqlglot does not parse
+_CREATE_TABLE = re.compile(r'^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"?(\w+)"?',
+                           re.IGNORECASE | re.MULTILINE)
 
 
 _CREATE_INDEX = re.compile(r"^\s*CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?"

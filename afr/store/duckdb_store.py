@@ -132,6 +132,26 @@ class DuckDBStore(Store):
             raise
         return True
 
+    def _is_own_table(self, parts: list[str]) -> bool:
+        from afr.store.ddl import own_table_names
+
+        return parts[-2].lower() == "main" and parts[-1].lower() in own_table_names()
+
+    def _catalog_table_exists(self, name: str) -> bool:
+        try:
+            self.run("meta/table_probe.sql", {"table": name})
+        except StoreError as exc:
+            if "Catalog Error" in str(exc):
+                return False
+            raise
+        return True
+
+    def view_catalog_table(self, name: str, con: Any, view: str) -> None:
+        # staging is this store's own connection (staging_connection): a view reads the
+        # table where it is, with no copy until the staging SQL's own
+        self.run("load/catalog_view.sql", view=check_identifier(view, "view"),
+                 table=".".join(check_identifier(p, "table name") for p in name.split(".")))
+
     def sidecar_dir(self) -> Path | None:
         if str(self.path) == ":memory:":
             return None

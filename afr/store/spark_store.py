@@ -33,7 +33,7 @@ import socket
 import sys
 import threading
 from collections.abc import Hashable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from dataclasses import dataclass
 from functools import cache, lru_cache, reduce
 from pathlib import Path
@@ -146,11 +146,19 @@ def _pyspark() -> Any:
     return SparkSession
 
 
-def store_session(master: str) -> SparkSession:
+#: Where a local master's own catalog keeps its databases, inside afr's warehouse (a
+#: name no database of afr's can have): Spark's default is ./spark-warehouse, made in
+#: the working folder the first time anything reads the catalog (afr load --nodes-table).
+CATALOG_DIR = "spark-catalog"
+
+
+def store_session(master: str, *, catalog_dir: Path | None = None) -> SparkSession:
     """A Spark session of its own for one store (its views are its own): a new session
-    on the process's JVM, or on a Spark Connect server a new client session."""
+    on the process's JVM, or on a Spark Connect server a new client session. A local
+    master's catalog keeps its databases in ``catalog_dir`` (the process's first store
+    sets it: the JVM reads it once)."""
     if not is_connect(master):
-        return spark_session(master).newSession()
+        return spark_session(master, catalog_dir=catalog_dir).newSession()
     _check_reachable(master)
     _pyspark()
     try:
@@ -171,7 +179,7 @@ _PYSPARK_DEFAULT_PYTHON = "python3"  # the workers' interpreter pyspark picks by
 
 
 @cache
-def spark_session(master: str) -> SparkSession:
+def spark_session(master: str, *, catalog_dir: Path | None = None) -> SparkSession:
     """The process's Spark session for ``master`` (one JVM per process; each store works
     in a session of its own on it, for views of its own)."""
     if master.startswith("spark://"):
@@ -180,6 +188,8 @@ def spark_session(master: str) -> SparkSession:
     builder = (SparkSession.builder.master(master).appName("afr")
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false"))
+    if catalog_dir is not None and master.startswith("local"):
+        builder = builder.config("spark.sql.warehouse.dir", str(catalog_dir))
     for key, value in SQL_CONF.items():
         builder = builder.config(key, value)
     try:
@@ -285,7 +295,9 @@ class SparkStore(Store):
         if (read_only or not create) and not self.tables.exists():
             raise StoreError(f"no Spark store at {root}; create one with 'afr load DIR'")
         self.connect = is_connect(master)
-        self.spark = store_session(master)
+        # a warehouse folder that reading the catalog alone made is removed again on close
+        self._new_warehouse = not root.parent.exists()
+        self.spark = store_session(master, catalog_dir=root.parent / CATALOG_DIR)
         self._temps: set[str] = set()
         self.question_batch = batch
         self.gatherer = Gatherer(self._query_together, batch=batch, window_s=gather_ms / 1000,
@@ -344,6 +356,18 @@ class SparkStore(Store):
 
     def sidecar_dir(self) -> Path | None:
         return self.tables.root / "vectors"
+
+    def _catalog_table_exists(self, name: str) -> bool:
+        # afr's own tables are views named by one name, which check_catalog_table refuses
+        with _spark_errors():
+            return bool(self.spark.catalog.tableExists(name))
+
+    def view_catalog_table(self, name: str, con: Any, view: str) -> None:
+        """The table as Arrow on the driver, which the load stages and checks as it does
+        a file: Spark reads it in whatever format its catalog keeps it (Delta, Iceberg,
+        Parquet, Hive …), with the readers the session was configured with."""
+        with _spark_errors(), self._progress(f"reading {name}"):
+            con.register(view, self.spark.table(name).toArrow())
 
     # -- statements --------------------------------------------------------------------
 
@@ -626,6 +650,11 @@ class SparkStore(Store):
             return
         for name in [*self.tables.tables, *self._temps]:
             self.spark.catalog.dropTempView(name)
+        warehouse = self.tables.root.parent
+        with suppress(OSError):  # the catalog's folder, where reading it made it empty
+            (warehouse / CATALOG_DIR).rmdir()
+            if self._new_warehouse:
+                warehouse.rmdir()
 
     def dataframe_session(self) -> SparkSession:
         return self.spark

@@ -1,0 +1,160 @@
+"""Issue 24: an SKB's nodes and edges pointed at by name (`afr load DIR --nodes-table
+lake.skb_nodes --edges-table lake.skb_edges`): tables the store's own catalog holds — a
+DuckDB file's, or whatever Spark's catalog names — read where they are and loaded exactly
+as the same rows from files; a name that is no table, one of afr's own, or not a plain
+dotted name is refused in one line and nothing is loaded."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from skbutil import parquet_skb, toy_skb
+from test_load_parquet import contents
+
+from afr.errors import LoadError
+from afr.load import load_skb_dir
+from afr.store import Store, open_store
+from cli.main import cli
+
+
+def schema_only(text: Path, out: Path) -> Path:
+    """An SKB directory with skb.json alone: its tables are named, not beside it."""
+    out.mkdir()
+    shutil.copy(text / "skb.json", out / "skb.json")
+    return out
+
+
+def user_tables(store_file: Path, tables: Path) -> None:
+    """The user's own tables lake.skb_nodes and lake.skb_edges in a DuckDB file."""
+    import duckdb
+
+    con = duckdb.connect(str(store_file))
+    con.execute("CREATE SCHEMA lake")
+    for stem in ("nodes", "edges"):
+        con.execute(f"CREATE TABLE lake.skb_{stem} AS "
+                    f"SELECT * FROM read_parquet('{tables / f'{stem}.parquet'}')")
+    con.close()
+
+
+def reference_contents(text: Path, tmp_path: Path) -> dict:
+    reference = open_store(tmp_path / "reference.duckdb")
+    load_skb_dir(reference, text, progress=False)
+    found = contents(reference)
+    reference.close()
+    return found
+
+
+def test_a_duckdb_files_own_tables_load_as_their_text_files_do(tmp_path: Path) -> None:
+    text = toy_skb(tmp_path / "text")
+    user_tables(tmp_path / "kb.duckdb", parquet_skb(text, tmp_path / "tables"))
+    store = open_store(tmp_path / "kb.duckdb")
+    report = load_skb_dir(store, schema_only(text, tmp_path / "schema"), progress=False,
+                          nodes_table="lake.skb_nodes", edges_table="lake.skb_edges")
+    assert (report.nodes, report.edges, report.aliases) == (8, 7, 1)
+    assert contents(store) == reference_contents(text, tmp_path)
+    assert store.query("SELECT count(*) FROM lake.skb_edges") == [(7,)]  # left as it was
+    store.close()
+
+
+def test_one_table_named_and_the_other_a_file(tmp_path: Path) -> None:
+    text = toy_skb(tmp_path / "text")
+    user_tables(tmp_path / "kb.duckdb", parquet_skb(text, tmp_path / "tables"))
+    store = open_store(tmp_path / "kb.duckdb")
+    report = load_skb_dir(store, text, nodes_table="lake.skb_nodes", progress=False)
+    assert (report.nodes, report.edges) == (8, 7)
+    store.close()
+
+
+@pytest.mark.parametrize(("name", "error"), [
+    ("lake.nowhere", r"^lake\.nowhere: no such table in .*kb\.duckdb$"),
+    ("main.nodes", r"^main\.nodes: that is a table of afr's own"),
+    ("skb_nodes", r"^'skb_nodes': name the table with its schema or database"),
+    ("lake.skb_nodes; DROP TABLE lake.skb_edges", r"in plain names joined by dots$"),
+])
+def test_a_name_that_is_no_skb_table_is_refused_and_nothing_loads(
+        tmp_path: Path, name: str, error: str) -> None:
+    text = toy_skb(tmp_path / "text")
+    user_tables(tmp_path / "kb.duckdb", parquet_skb(text, tmp_path / "tables"))
+    store = open_store(tmp_path / "kb.duckdb")
+    load_skb_dir(store, text, progress=False)  # an SKB the refused load must not touch
+    before = contents(store)
+    with pytest.raises(LoadError, match=error):
+        load_skb_dir(store, schema_only(text, tmp_path / "schema"), replace=True,
+                     nodes_table=name, edges_table="lake.skb_edges", progress=False)
+    assert contents(store) == before
+    assert store.query("SELECT count(*) FROM lake.skb_edges") == [(7,)]
+    store.close()
+
+
+def test_a_table_with_a_problem_is_named_like_a_file(tmp_path: Path) -> None:
+    import duckdb
+
+    text = toy_skb(tmp_path / "text")
+    user_tables(tmp_path / "kb.duckdb", parquet_skb(text, tmp_path / "tables"))
+    con = duckdb.connect(str(tmp_path / "kb.duckdb"))
+    con.execute("INSERT INTO lake.skb_edges VALUES ('p1', 'cites', 'nowhere')")
+    con.close()
+    store = open_store(tmp_path / "kb.duckdb")
+    with pytest.raises(LoadError, match=r"^lake\.skb_edges: 1 problem\(s\): 1 × target node "
+                                        r"not in lake\.skb_nodes, e\.g\. row \d+ \(nowhere\)"):
+        load_skb_dir(store, schema_only(text, tmp_path / "schema"), progress=False,
+                     nodes_table="lake.skb_nodes", edges_table="lake.skb_edges")
+    assert store.skb_name() is None
+    store.close()
+
+
+def test_named_tables_from_the_command_line(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    text = toy_skb(tmp_path / "text")
+    user_tables(tmp_path / "kb.duckdb", parquet_skb(text, tmp_path / "tables"))
+    schema = schema_only(text, tmp_path / "schema")
+    runner = CliRunner()
+    named = ["--nodes-table", "lake.skb_nodes", "--edges-table", "lake.skb_edges"]
+    done = runner.invoke(cli, ["--db", "kb.duckdb", "load", str(schema), *named])
+    assert done.exit_code == 0, done.output
+    assert "loaded SKB 'toy': 8 nodes, 7 edges, 1 aliases" in done.output
+    refused = runner.invoke(cli, ["--db", "other.duckdb", "load", str(schema), *named])
+    assert refused.exit_code == 1
+    assert refused.output.strip() == \
+        "afr: error: lake.skb_nodes: no such table in other.duckdb"
+    assert not (tmp_path / "other.duckdb").exists()
+    stark = runner.invoke(cli, ["--db", "kb.duckdb", "load", str(schema), "--format",
+                                "stark", "--nodes-table", "lake.skb_nodes"])
+    assert stark.exit_code == 1 and "--nodes-table: for an SKB directory" in stark.output
+
+
+def test_postgresql_says_it_reads_no_table_by_name(pg_store: Store, tmp_path: Path) -> None:
+    text = toy_skb(tmp_path / "text")
+    with pytest.raises(LoadError, match=r"works on DuckDB and Spark stores"):
+        load_skb_dir(pg_store, text, nodes_table="public.skb_nodes", progress=False)
+    assert pg_store.skb_name() is None
+
+
+def test_a_spark_catalogs_table_loads_as_its_text_files_do(spark_store: Store,
+                                                           tmp_path: Path) -> None:
+    """A table of the Spark session's catalog (here Parquet-backed; a session configured
+    for Delta or Iceberg names those the same way), read by Spark, loaded as the files."""
+    text = toy_skb(tmp_path / "text")
+    tables = parquet_skb(text, tmp_path / "tables")
+    spark = spark_store.dataframe_session()
+    database = "lake_" + tmp_path.name.replace("-", "_").lower()[-20:]
+    spark.sql(f"CREATE DATABASE {database} LOCATION '{tmp_path / 'lake'}'")
+    try:
+        for stem in ("nodes", "edges"):
+            spark.sql(f"CREATE TABLE {database}.skb_{stem} USING parquet "
+                      f"LOCATION '{tables / f'{stem}.parquet'}'")
+        report = load_skb_dir(spark_store, schema_only(text, tmp_path / "schema"),
+                              nodes_table=f"{database}.skb_nodes",
+                              edges_table=f"{database}.skb_edges", progress=False)
+        assert (report.nodes, report.edges, report.aliases) == (8, 7, 1)
+        assert contents(spark_store, "STRING") == reference_contents(text, tmp_path)
+        with pytest.raises(LoadError, match=rf"^{database}\.nowhere: no such table in "):
+            load_skb_dir(spark_store, text, nodes_table=f"{database}.nowhere",
+                         replace=True, progress=False)
+        assert spark_store.query("SELECT count(*) FROM edges") == [(7,)]
+    finally:
+        spark.sql(f"DROP DATABASE IF EXISTS {database} CASCADE")
