@@ -80,28 +80,46 @@ def search(
         raise EmbeddingError(f"query vector has {vector.shape[-1]} dimensions, store has {dim}")
     if ids is not None and len(ids) == 0:
         return []
+    want = int(k) + TIE_MARGIN  # the nodes that rounding may tie with the k-th too
     params = {
         # float32, as stored: PostgreSQL binds it as a pgvector value (binary), where a
         # float8[] cast to vector in each row's score cost 1.5 ms of a 7 ms search; DuckDB
         # casts it to FLOAT[dim] with the same values.
         "q": np.ascontiguousarray(vector, dtype=np.float32),
-        "k": int(k),
+        "k": want,
         "types": list(types) if types else None,
         "ids": [int(i) for i in ids] if ids is not None else None,
         "exclude": [int(i) for i in exclude] if exclude else None,
     }
     matrix = search_matrix(store, variant, dim)
     if matrix is not None:
-        return matrix.search(vector, k, types=types, ids=ids, exclude=exclude)
+        return same_on_every_store(
+            matrix.search(vector, want, types=types, ids=ids, exclude=exclude), k)
     if ids is None and not exact_search(store) and store.has_vector_index(variant):
         rows = _search_ann(store, variant, dim, params, types, exclude)
         if rows is not None:
-            return rows
+            return same_on_every_store(rows, k)
     rows = store.run_tuples(
         "vss/topk.sql", params, variant=variant, dim=dim,
         types=bool(types), ids=ids is not None, exclude=bool(exclude),
     )
-    return [(int(r[0]), float(r[1])) for r in rows]
+    return same_on_every_store([(int(r[0]), float(r[1])) for r in rows], k)
+
+
+#: Similarities are rounded to this many decimals, and ties broken by node id: each engine
+#: sums a dot product in its own order, so two nodes a few float32 steps apart would
+#: otherwise change places from one store to another (PostgreSQL against DuckDB's matrix).
+SCORE_DECIMALS = 6
+#: Rows fetched past k, so that nodes tied with the k-th once rounded are all seen.
+TIE_MARGIN = 8
+
+
+def same_on_every_store(rows: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:
+    """The best ``k`` of ``rows`` (node id, similarity) by their rounded similarity, ties
+    by node id: the order no engine's float arithmetic decides."""
+    rounded = [(node, round(score, SCORE_DECIMALS)) for node, score in rows]
+    rounded.sort(key=lambda row: (-row[1], row[0]))
+    return rounded[:k]
 
 
 # pgvector's HNSW search keeps at most ef_search candidates; a filtered
