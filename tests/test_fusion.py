@@ -225,3 +225,28 @@ def test_a_text_condition_that_filters_nothing_joins_the_questions_bm25(demo: St
     assert set(wording[:3]) <= {n for n, _ in strands.lexical}
     assert "the question's BM25 list also searches for 'compressed data'" in strands.notes
     assert any("no grounded answer contains it" in n for n in strands.notes)
+
+
+def test_a_graph_weighed_zero_says_the_list_is_the_hybrid_list(demo: Store) -> None:
+    """[ranking] graph = 0: the graph has no say, so af's list is the hybrid list, and the
+    note says so — not that the graph re-ranks the candidates (a weakly linked Cypher) or
+    nothing at all (a confident one)."""
+    from afr.methods.af.hybrid_ranking import hybrid_strands
+    from afr.retrieval.lists import hybrid_fusion
+    from afr.settings import RankingSettings
+    from afr.vectors.search import query_vector
+
+    pipe = Pipeline(demo, settings_of(llm__offline=True, rerank__method="none"))
+    qvec = query_vector(demo, pipe.session.embedder, QUESTION)
+    grounded = [(int(r[0]), 1) for r in demo.query(
+        "SELECT id FROM nodes WHERE type = 'exception' ORDER BY id LIMIT 40")]
+    weights = RankingSettings(graph=0.0)
+    for confidence in (1.0, 0.3):
+        strands = hybrid_strands(demo, qvec, QUESTION, grounded, ["exception"], 20,
+                                 weights=weights, confidence=confidence)
+        assert "the graph strand weighs 0 (ranking.graph = 0): the list is the hybrid " \
+               "list of vector search and BM25" in strands.notes
+        assert not any("weakly linked" in n for n in strands.notes)
+        hybrid = hybrid_fusion(list(strands.vss), list(strands.lexical), weights,
+                               ["exception"])
+        assert [c.node_id for c in strands.final] == [n for n, _ in hybrid][:20]

@@ -199,6 +199,10 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
     if confidence <= 0:  # trusted not at all: the graph has no say (_fuse_strands)
         notes.append("Cypher linked with no confidence: the list is the hybrid list of "
                      "vector search and BM25")
+    elif _graph_trust(weights, confidence, text_only) <= 0:
+        knob = "ranking.text" if text_only else "ranking.graph"
+        notes.append(f"the graph strand weighs 0 ({knob} = 0): the list is the hybrid list "
+                     "of vector search and BM25")
     elif confidence < WEAK_LINKING and not _graph_list(side.graph, confidence, depth):
         notes.append(f"weakly linked Cypher (confidence {confidence:.2f}) with no answer at "
                      "its first level: the list is the hybrid list of vector search and "
@@ -214,6 +218,11 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
     final = _candidates(fused, side.graph, vss, lexical, k)
     return Strands(tuple(side.graph), tuple(vss), tuple(lexical), tuple(final),
                    tuple(notes + side.explained))
+
+
+def _graph_trust(weights: RankingSettings, confidence: float, text_only: bool) -> float:
+    """The graph strand's weight in the fusion: its knob times the Cypher's confidence."""
+    return (weights.text if text_only else weights.graph) * max(0.0, min(confidence, 1.0))
 
 
 def _graph_list(graph: Sequence[Candidate], confidence: float, depth: int) -> Ranked:
@@ -236,7 +245,7 @@ def _fuse_strands(side: _GraphSide, vss: Ranked, lexical: Ranked, k: int,
     # Text conditions alone are a guess at the answer's wording: the question's own BM25
     # is evidence of the same kind (WordNet dev, noisy Cypher: `(y:noun_concept) WHERE
     # y.text CONTAINS "out of the window"` pushed BM25's right first answer to 20th).
-    trust = (weights.text if text_only else weights.graph) * max(0.0, min(confidence, 1.0))
+    trust = _graph_trust(weights, confidence, text_only)
     confident = confidence >= WEAK_LINKING
     # a weakly linked Cypher only re-ranks the vector and BM25 candidates
     pool = None if confident else {n for n, _ in vss} | {n for n, _ in lexical}
