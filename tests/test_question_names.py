@@ -154,6 +154,10 @@ def test_a_constant_the_question_never_names_gives_way_when_nothing_meets_it(
     assert (fix.kind, fix.before, fix.after) == (
         UNMENTIONED, "Sparse routing of legal documents", None)
     assert "the question never names 'Sparse routing of legal documents'" in fix.note
+    grounded = ground_cypher(session, cites, target_type="paper",
+                             question="Find a paper written by Ben O. Suzuki.")
+    assert sorted(grounded.graph.symbols) == ["a", "y"]  # the graph grounded, without p
+    assert [(t.head, t.tail) for t in grounded.graph.triplets] == [("a", "y")]
     named = "Find a paper by Ben O. Suzuki that cites Sparse routing of legal documents."
     assert UNMENTIONED not in [f.kind for f in _answers(session, cites, named)[1]]
     # Robust hashing at scale cites paper 1, one of Ben's: grounded as written

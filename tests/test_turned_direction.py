@@ -77,6 +77,9 @@ def test_a_relationship_the_data_has_only_the_other_way_is_turned(store: Store,
     (fix,) = grounded.fixes
     assert fix.kind == DIRECTION_DATA and fix.after == "(y)->(s)"
     assert grounded.resolved.triplets[0].head == "y"
+    # the query graph the run log keeps is the one grounded, not the one written
+    (turned,) = grounded.graph.triplets
+    assert (turned.head, turned.tail) == ("y", "s")
 
 
 def test_nothing_is_turned_where_the_data_does_not_say_so(store: Store,

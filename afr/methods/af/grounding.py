@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 
 from afr.cypher import QueryGraph, ResolvedQuery, parse_cypher, resolve
 from afr.cypher.fix import Fix, FixResult, fix_query_graph
-from afr.cypher.model import is_text_condition
+from afr.cypher.model import Triplet, is_text_condition
+from afr.cypher.resolve import ResolvedTriplet
 from afr.errors import AfrError
 from afr.ground import GroundingQuery, GroundingResult, GSymbol, GTriplet, ground
 from afr.ground.run import witnesses
@@ -38,7 +39,9 @@ UNMENTIONED = "unmentioned_constant"  # a constant the question never names, lef
 class GroundedCypher:
     """Everything steps 3–5 made of one Cypher query."""
 
-    graph: QueryGraph  # as fixed (as parsed when fixes are off)
+    # as fixed (as parsed when fixes are off), and as the grounding mended it (a
+    # relationship turned round, a constant the question never names left out)
+    graph: QueryGraph
     resolved: ResolvedQuery
     fixes: list[Fix] = field(default_factory=list)
     symbols: dict[str, SymbolCandidates] = field(default_factory=dict)
@@ -167,6 +170,9 @@ def _ground_without_unmentioned(session: Session, out: GroundedCypher, timer: Ti
             out.resolved, symbols=symbols, triplets=rest))
         if part is not None:
             name = out.resolved.symbols[var].search_strings[0]
+            part.graph = replace(
+                out.graph, symbols={v: s for v, s in out.graph.symbols.items() if v != var},
+                triplets=[g for g in out.graph.triplets if var not in (g.head, g.tail)])
             _adopt(out, part, Fix(
                 UNMENTIONED, f"({var} {{name: {name!r}}})", name, None,
                 f"the question never names {name!r}, and no answer meets it beside the "
@@ -183,9 +189,16 @@ def _first_level_grounding(session: Session, out: GroundedCypher, timer: Timer,
     return part if _first_level_answers(part) else None
 
 
+def _written_as(written: Triplet, resolved: ResolvedTriplet) -> bool:
+    """Whether the query graph's relationship ``written`` is the one ``resolved`` reads."""
+    return (written.head, written.tail, written.directed) == \
+        (resolved.head, resolved.tail, resolved.directed) \
+        and written.edge in (resolved.edge_label, resolved.edge_type)
+
+
 def _adopt(out: GroundedCypher, part: GroundedCypher, fix: Fix) -> None:
-    """``out`` grounded as ``part`` is, with the ``fix`` that made its query."""
-    out.resolved, out.symbols = part.resolved, part.symbols
+    """``out`` grounded as ``part`` is, with the ``fix`` that made its query (and graph)."""
+    out.graph, out.resolved, out.symbols = part.graph, part.resolved, part.symbols
     out.query, out.result = part.query, part.result
     out.fixes = [*out.fixes, fix]
 
@@ -232,6 +245,9 @@ def _ground_turned(session: Session, out: GroundedCypher, timer: Timer) -> None:
             *out.resolved.triplets[i + 1:]])
         part = _first_level_grounding(session, out, timer, turned)
         if part is not None:
+            part.graph = replace(out.graph, triplets=[
+                replace(g, head=g.tail, tail=g.head) if _written_as(g, t) else g
+                for g in out.graph.triplets])
             _adopt(out, part, Fix(
                 DIRECTION_DATA, f"({t.head})-[:{t.edge_label}]->({t.tail})",
                 f"({t.head})->({t.tail})", f"({t.tail})->({t.head})",
