@@ -14,7 +14,7 @@ from afr.cypher.fix import FixResult
 from afr.errors import AfrError
 from afr.ground import compile_grounding, edge_directions, edge_endpoints
 from afr.ground.compile import CompiledGrounding
-from afr.methods.af.grounding import GroundedCypher, fix_cypher, ground_cypher
+from afr.methods.af.grounding import GroundedCypher, fix_cypher, ground_fixed
 from afr.methods.base import Session
 
 
@@ -42,7 +42,7 @@ def report_cypher(session: Session, text: str, graph: QueryGraph, *,
                        store=session.store)
     if not (ground or sql):
         return CypherReport(text, graph, fixed, node_type)
-    grounded = ground_cypher(session, text, target_type=node_type, question=question)
+    grounded = ground_fixed(session, fixed, target_type=node_type, question=question)
     compiled = None
     if sql:
         if grounded.query is None:

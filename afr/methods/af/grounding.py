@@ -1,8 +1,8 @@
 """Steps 3–5 as one unit: a Cypher text → query graph → symbol candidates → grounded answers.
 
-``ground_cypher`` is what ``afr ask`` runs after steps 1–2 and what ``afr cypher --run``
-runs on its own (``afr.methods.af.cypher_report``), so both always make the same of the
-same Cypher: parse, the deterministic fixes (``afr.cypher.fix``, unless ``af.fix`` is
+``ground_cypher`` is what ``afr ask`` runs after steps 1–2, and ``afr cypher --run`` runs
+its second half, ``ground_fixed``, on the graph it fixed to show the fixes
+(``afr.methods.af.cypher_report``), so both always make the same of the same Cypher: parse, the deterministic fixes (``afr.cypher.fix``, unless ``af.fix`` is
 off), resolve. ``grounding_query`` is the one conversion from the resolved query graph
 (``afr.cypher``) to the grounding problem (``afr.ground``); ``with_provenance`` explains
 each grounded answer.
@@ -92,24 +92,47 @@ def ground_cypher(session: Session, cypher: str, *, target_type: str | None = No
     with the session's store and settings; ``question``: the question the Cypher was
     written for, whose named relations the fixes add (``fix_cypher``)."""
     timer = timer or Timer({})
-    schema, catalog, af = session.schema, session.catalog, session.settings.af
     with timer.step("3_parse"):
-        fixed = fix_cypher(parse_cypher(cypher), schema, catalog, target_type=target_type,
-                           enabled=af.fix, question=question, store=session.store)
-        resolved = resolve(fixed.graph, schema, mode=af.mode,
-                           use_edge_types=af.use_edge_types, target_type=target_type)
-        # A condition the fixes dropped (no such attribute) stays a hint: step 4 folds
-        # what it cannot filter on into a constant's search string, as without fixes.
-        for var, conditions in fixed.dropped_conditions.items():
-            if var in resolved.symbols:
-                resolved.symbols[var].conditions += conditions
+        fixed = fix_cypher(parse_cypher(cypher), session.schema, session.catalog,
+                           target_type=target_type, enabled=session.settings.af.fix,
+                           question=question, store=session.store)
+        resolved = _resolved(session, fixed, target_type)
+    return _ground_resolved(session, fixed, resolved, timer, question)
+
+
+def ground_fixed(session: Session, fixed: FixResult, *, target_type: str | None = None,
+                 question: str | None = None) -> GroundedCypher:
+    """``ground_cypher`` of a query graph ``fix_cypher`` fixed already (`afr cypher`
+    shows those fixes, then grounds the same graph)."""
+    timer = Timer({})
+    with timer.step("3_parse"):
+        resolved = _resolved(session, fixed, target_type)
+    return _ground_resolved(session, fixed, resolved, timer, question)
+
+
+def _resolved(session: Session, fixed: FixResult, target_type: str | None) -> ResolvedQuery:
+    af = session.settings.af
+    resolved = resolve(fixed.graph, session.schema, mode=af.mode,
+                       use_edge_types=af.use_edge_types, target_type=target_type)
+    # A condition the fixes dropped (no such attribute) stays a hint: step 4 folds
+    # what it cannot filter on into a constant's search string, as without fixes.
+    for var, conditions in fixed.dropped_conditions.items():
+        if var in resolved.symbols:
+            resolved.symbols[var].conditions += conditions
+    return resolved
+
+
+def _ground_resolved(session: Session, fixed: FixResult, resolved: ResolvedQuery,
+                     timer: Timer, question: str | None) -> GroundedCypher:
+    """Steps 4 and 5, and the grounding's own mends when the query grounds too little."""
+    af = session.settings.af
     out = GroundedCypher(fixed.graph, resolved, fixed.fixes, timings=timer.timings)
     _ground_texts_first(session, out, timer)
     if af.fix and not _first_level_answers(out):  # a relationship written backwards?
         _ground_turned(session, out, timer)
     if af.fix and question is not None and not _first_level_answers(out):
         _ground_without_unmentioned(session, out, timer, question)
-    if not grounded_count(out) and session.settings.af.relax:
+    if not grounded_count(out) and af.relax:
         _ground_relaxed(session, out, timer)
     return out
 
