@@ -56,10 +56,10 @@ def init(ctx: Context, print_sql: bool, dim: int | None) -> None:
 @click.option("--replace", is_flag=True,
               help="Replace the SKB already in the store (atomically: all or nothing).")
 @click.option("--nodes-table", metavar="NAME",
-              help="Read the nodes from this table of the store's own catalog (a DuckDB "
-                   "file's schema.table; on Spark any table its catalog names, Delta or "
-                   "Iceberg included) instead of SOURCE's nodes file; SOURCE then needs "
-                   "only skb.json.")
+              help="Read the nodes from this table of the store's own database "
+                   "(schema.table of the DuckDB file or the PostgreSQL database; on Spark "
+                   "any table its catalog names, Delta or Iceberg included) instead of "
+                   "SOURCE's nodes file; SOURCE then needs only skb.json.")
 @click.option("--edges-table", metavar="NAME",
               help="The same for the edges (columns src, type, dst).")
 @pass_ctx

@@ -1,6 +1,7 @@
 """Issue 24: an SKB's nodes and edges pointed at by name (`afr load DIR --nodes-table
 lake.skb_nodes --edges-table lake.skb_edges`): tables the store's own catalog holds — a
-DuckDB file's, or whatever Spark's catalog names — read where they are and loaded exactly
+DuckDB file's, a PostgreSQL database's, or whatever Spark's catalog names — read where
+they are and loaded exactly
 as the same rows from files; a name that is no table, one of afr's own, or not a plain
 dotted name is refused in one line and nothing is loaded."""
 
@@ -127,11 +128,45 @@ def test_named_tables_from_the_command_line(tmp_path: Path,
     assert stark.exit_code == 1 and "--nodes-table: for an SKB directory" in stark.output
 
 
-def test_postgresql_says_it_reads_no_table_by_name(pg_store: Store, tmp_path: Path) -> None:
+def test_a_postgresql_databases_own_tables_load_as_their_text_files_do(
+        pg_store: Store, pg_url: str, tmp_path: Path) -> None:
+    """Tables of the store's PostgreSQL database, in a schema of the user's: jsonb attrs
+    and text[] aliases as a user would keep them, read where they are."""
+    import json
+
+    import psycopg
+
     text = toy_skb(tmp_path / "text")
-    with pytest.raises(LoadError, match=r"works on DuckDB and Spark stores"):
-        load_skb_dir(pg_store, text, nodes_table="public.skb_nodes", progress=False)
-    assert pg_store.skb_name() is None
+    lake = f"lake_{tmp_path.name.replace('-', '_').lower()[-20:]}"
+    nodes = [json.loads(line) for line in (text / "nodes.jsonl").read_text().splitlines()]
+    edges = [line.split(",") for line in (text / "edges.csv").read_text().splitlines()[1:]]
+    with psycopg.connect(pg_url, autocommit=True) as con:
+        con.execute(f"CREATE SCHEMA {lake}")
+        con.execute(f"CREATE TABLE {lake}.skb_nodes (id text, type text, name text, "
+                    "text text, attrs jsonb, aliases text[])")
+        con.execute(f"CREATE TABLE {lake}.skb_edges (src text, type text, dst text)")
+        for n in nodes:
+            con.execute(f"INSERT INTO {lake}.skb_nodes VALUES (%s, %s, %s, %s, %s, %s)",
+                        (n["id"], n["type"], n.get("name"), n.get("text"),
+                         psycopg.types.json.Jsonb(n.get("attrs")), n.get("aliases")))
+        for src, kind, dst in edges:
+            con.execute(f"INSERT INTO {lake}.skb_edges VALUES (%s, %s, %s)", (src, kind, dst))
+    try:
+        report = load_skb_dir(pg_store, schema_only(text, tmp_path / "schema"),
+                              nodes_table=f"{lake}.skb_nodes",
+                              edges_table=f"{lake}.SKB_Edges", progress=False)
+        assert (report.nodes, report.edges, report.aliases) == (8, 7, 1)
+        assert contents(pg_store) == reference_contents(text, tmp_path)
+        own = f"{pg_store.schema}.nodes"
+        with pytest.raises(LoadError, match=rf"^{own}: that is a table of afr's own"):
+            load_skb_dir(pg_store, text, nodes_table=own, replace=True, progress=False)
+        with pytest.raises(LoadError, match=rf"^{lake}\.nowhere: no such table in "):
+            load_skb_dir(pg_store, text, nodes_table=f"{lake}.nowhere", replace=True,
+                         progress=False)
+        assert contents(pg_store) == reference_contents(text, tmp_path / "again")
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as con:
+            con.execute(f"DROP SCHEMA {lake} CASCADE")
 
 
 def test_a_spark_catalogs_table_loads_as_its_text_files_do(spark_store: Store,

@@ -325,15 +325,13 @@ class Store(ABC):
     def _is_own_table(self, parts: list[str]) -> bool:
         return False
 
-    def _catalog_table_exists(self, name: str) -> bool:
-        raise LoadError(f"reading an SKB's tables by name works on DuckDB and Spark stores, "
-                        f"not on {self.dialect.name} ones: export them as Parquet "
-                        "(nodes.parquet, edges.parquet) beside skb.json and load the folder")
+    @abstractmethod
+    def _catalog_table_exists(self, name: str) -> bool: ...
 
+    @abstractmethod
     def view_catalog_table(self, name: str, con: Any, view: str) -> None:
         """Make ``view`` of the DuckDB staging connection ``con`` read the table ``name``
         of this store's catalog (``check_catalog_table`` passed it)."""
-        raise LoadError(f"{name}: not readable by name from {self.location}")
 
     @abstractmethod
     def close(self) -> None: ...

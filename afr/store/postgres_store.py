@@ -28,6 +28,7 @@ from afr.store.base import (
 )
 from afr.store.dialect import POSTGRES
 
+_ROWS_PER_FETCH = 10_000  # a named table's rows per round trip (afr load --nodes-table)
 _COPY_CHUNK = 1 << 20
 _RECONNECT_WAIT_S = 15.0
 # target_session_attrs values with which a multi-host URL asks for a standby: the store's
@@ -340,6 +341,37 @@ class PostgresStore(Store):
                     copy.write(chunk)
         except psycopg.Error as exc:
             raise _store_error(exc) from None
+
+    def _is_own_table(self, parts: list[str]) -> bool:
+        from afr.store.ddl import own_table_names
+
+        return parts[-2].lower() == self.schema and parts[-1].lower() in own_table_names()
+
+    def _catalog_table_exists(self, name: str) -> bool:
+        parts = name.lower().split(".")  # unquoted names, as PostgreSQL folds them
+        return bool(self.run("load/catalog_table_exists.sql", {
+            "schema": parts[-2], "table": parts[-1],
+            "catalog": parts[0] if len(parts) == 3 else None}))
+
+    def view_catalog_table(self, name: str, con: Any, view: str) -> None:
+        """The table's rows as JSON lines in a temporary file, streamed from a server-side
+        cursor, read into the staging connection as a table (then the file goes)."""
+        query = self.sql("load/catalog_rows.sql", table=".".join(
+            check_identifier(p, "table name") for p in name.split(".")))[0]
+        with tempfile.TemporaryDirectory(prefix="afr-load-") as tmp:
+            path = Path(tmp) / "rows.jsonl"
+            try:
+                with self.con.cursor(name="afr_catalog_rows") as cur, \
+                        open(path, "w", encoding="utf-8") as fh:
+                    cur.itersize = _ROWS_PER_FETCH
+                    cur.execute(query)
+                    for (line,) in cur:
+                        fh.write(line)
+                        fh.write("\n")
+            except psycopg.Error as exc:
+                raise _store_error(exc) from None
+            for stmt in duckdb_sql("load/catalog_json_table.sql", view=check_identifier(view)):
+                con.execute(stmt, {"path": str(path)})
 
     def _write_vectors(self, variant: str, ids: np.ndarray, vectors: np.ndarray) -> None:
         typed = self._has_type_code(variant)
