@@ -99,8 +99,9 @@ def index(ctx: Context, rebuild: bool, similarity: bool, k_cand: int | None,
 
     With --similarity, also builds the similarity graph of `--method sage` / `af+sage`
     (node_sim, apart from the SKB's edges): nodes linked by the similarity of their
-    `doc` vectors or of their names, exact nearest neighbours thresholded at a
-    percentile. A rebuild replaces the old graph only when it is complete.
+    `doc` vectors or of their names, nearest neighbours (exact; approximate by LSH
+    with [sage] knn = "lsh") thresholded at a percentile. A rebuild replaces the old
+    graph only when it is complete.
 
     With --calibrate QUESTIONS, also measures the weights of vector similarity beside
     BM25 — in the reciprocal rank fusions of steps 6–7 and in the hybrid list, fused
