@@ -147,49 +147,75 @@ def within_bucket(rows: np.ndarray, vectors: np.ndarray, k: int
     return rows[found.src], rows[found.dst], scores.astype(np.float32)
 
 
-def top_k(src: np.ndarray, dst: np.ndarray, scores: np.ndarray, k: int) -> Neighbours:
-    """Per ``src``, its ``k`` best distinct ``dst`` by score (ties: lower row first)."""
-    src, dst, _ = _top_k_scored(src, dst, scores, k)
-    return Neighbours(src, dst)
-
-
-def _top_k_scored(src: np.ndarray, dst: np.ndarray, scores: np.ndarray, k: int
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``top_k`` with each kept pair's score (of a pair found more than once, the best)."""
-    if not len(src):
-        return src, dst, scores
-    order = np.lexsort((dst, -scores, src))
-    src, dst, scores = src[order], dst[order], scores[order]
-    first = np.ones(len(src), bool)
-    first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
-    src, dst, scores = src[first], dst[first], scores[first]  # found in several tables: once
-    starts = np.flatnonzero(np.r_[True, src[1:] != src[:-1]])
-    rank = np.arange(len(src)) - np.repeat(starts, np.diff(np.r_[starts, len(src)]))
-    keep = rank < k
-    return src[keep], dst[keep], scores[keep]
-
-
 def lsh_neighbours(vectors: np.ndarray, k: int, params: LshParams) -> Neighbours:
     """Every row's ``k`` most similar rows among those sharing a bucket with it in some
-    table (approximate: a true neighbour in no shared bucket is missed). The best ``k``
-    so far are merged with each table's as it is scored, so at most two tables' worth of
-    pairs are held at once (all tables' at once took 10.5 GB for 265,000 rows)."""
-    if len(vectors) < 2 or k < 1:
+    table (approximate: a true neighbour in no shared bucket is missed). Each row's best
+    ``k`` so far are kept in an (n, k) table that each LSH table's are merged into, so
+    memory stays at a few times n × k (all tables' pairs at once, then one sort, took
+    8.6 GB for 265,000 rows)."""
+    n = len(vectors)
+    if n < 2 or k < 1:
         return _no_neighbours()
-    params = params.for_size(len(vectors), k)
+    params = params.for_size(n, k)
     codes = bucket_codes(vectors, hyperplanes(vectors.shape[1], params))
-    best = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.float32))
+    best = _RowBest.empty(n, k)
     for t in range(codes.shape[1]):
+        found = _RowBest.empty(n, k)
         order = np.argsort(codes[:, t], kind="stable")
         bounds = np.flatnonzero(np.diff(codes[order, t])) + 1
-        found = [best]
         for bucket in np.split(order, bounds):
             for rows in bucket_slices(bucket, params.bucket_max):
-                found.append(within_bucket(rows, vectors, k))
-        src, dst, scores = (np.concatenate(c) for c in zip(*found, strict=True))
-        del found
-        best = _top_k_scored(src, dst, scores, k)
-    return Neighbours(best[0], best[1])
+                found.put(rows, *within_bucket(rows, vectors, k))
+        best = best.merged(found, k)
+    return best.neighbours()
+
+
+@dataclass(frozen=True)
+class _RowBest:
+    """Each row's neighbours so far: ``dst`` (n, k) rows, -1 where none, and their
+    ``score`` (-inf where none)."""
+
+    dst: np.ndarray
+    score: np.ndarray
+
+    @staticmethod
+    def empty(n: int, k: int) -> _RowBest:
+        return _RowBest(np.full((n, k), -1, np.int64), np.full((n, k), -np.inf, np.float32))
+
+    def put(self, rows: np.ndarray, src: np.ndarray, dst: np.ndarray, score: np.ndarray
+            ) -> None:
+        """One bucket slice's neighbours (``within_bucket``: each of ``rows`` in turn)."""
+        if len(src):
+            per_row = len(src) // len(rows)
+            self.dst[rows, :per_row] = dst.reshape(len(rows), per_row)
+            self.score[rows, :per_row] = score.reshape(len(rows), per_row)
+
+    def merged(self, other: _RowBest, k: int) -> _RowBest:
+        """Each row's best ``k`` of both, by score (ties: lower row first); a neighbour
+        both hold counts once, at its better score."""
+        dst, score = np.hstack((self.dst, other.dst)), np.hstack((self.score, other.score))
+        by_dst = np.argsort(dst, axis=1, kind="stable")
+        dst, score = np.take_along_axis(dst, by_dst, 1), np.take_along_axis(score, by_dst, 1)
+        same = (dst[:, 1:] == dst[:, :-1]) & (dst[:, 1:] >= 0)
+        drop_first = same & (score[:, :-1] < score[:, 1:])
+        drop = np.zeros(dst.shape, bool)
+        drop[:, :-1] |= drop_first
+        drop[:, 1:] |= same & ~drop_first
+        dst[drop], score[drop] = -1, -np.inf
+        # (score descending, row ascending) as one unsigned key: the float's bits made
+        # to order as the float does, inverted, above the row number
+        bits = score.view(np.int32).astype(np.int64)
+        ordered = np.where(bits >= 0, bits, bits ^ 0x7FFFFFFF)
+        key = ((0x7FFFFFFF - ordered).astype(np.uint64) << np.uint64(32)) \
+            | (dst + 1).astype(np.uint64)
+        take = np.argsort(key, axis=1, kind="stable")[:, :k]
+        return _RowBest(np.take_along_axis(dst, take, 1), np.take_along_axis(score, take, 1))
+
+    def neighbours(self) -> Neighbours:
+        src = np.repeat(np.arange(len(self.dst), dtype=np.int64), self.dst.shape[1])
+        dst = self.dst.reshape(-1)
+        keep = dst >= 0
+        return Neighbours(src[keep], dst[keep])
 
 
 # -- recall ------------------------------------------------------------------------------
