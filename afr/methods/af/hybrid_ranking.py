@@ -196,20 +196,9 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
     vss, side = run_reads(store, [lambda conn: vss_strand(conn, qvec, types, depth),
                                   rank_graph])
     lexical = side.question_bm25[:depth]
-    if confidence <= 0:  # trusted not at all: the graph has no say (_fuse_strands)
-        notes.append("Cypher linked with no confidence: the list is the hybrid list of "
-                     "vector search and BM25")
-    elif _graph_trust(weights, confidence, text_only) <= 0:
-        knob = "ranking.text" if text_only else "ranking.graph"
-        notes.append(f"the graph strand weighs 0 ({knob} = 0): the list is the hybrid list "
-                     "of vector search and BM25")
-    elif confidence < WEAK_LINKING and not _graph_list(side.graph, confidence, depth):
-        notes.append(f"weakly linked Cypher (confidence {confidence:.2f}) with no answer at "
-                     "its first level: the list is the hybrid list of vector search and "
-                     "BM25")
-    elif confidence < WEAK_LINKING:
-        notes.append(f"weakly linked Cypher (confidence {confidence:.2f}): the graph only "
-                     "re-ranks the vector and BM25 candidates, with its level-1 answers")
+    say = _graph_say(side.graph, confidence, depth, weights, text_only)
+    if say:
+        notes.append(say)
     if text_only and side.graph:
         notes.append("the Cypher constrains by text alone: its answers count as text "
                      f"evidence (weight {weights.text:g}), not as graph evidence")
@@ -218,6 +207,26 @@ def hybrid_strands(store: Store, qvec: np.ndarray, question: str,
     final = _candidates(fused, side.graph, vss, lexical, k)
     return Strands(tuple(side.graph), tuple(vss), tuple(lexical), tuple(final),
                    tuple(notes + side.explained))
+
+
+def _graph_say(graph: Sequence[Candidate], confidence: float, depth: int,
+               weights: RankingSettings, text_only: bool) -> str | None:
+    """What say the graph strand has in the fusion (``_fuse_strands``), where it has less
+    than a confident Cypher's: a note for the explanation."""
+    if confidence <= 0:  # trusted not at all
+        return ("Cypher linked with no confidence: the list is the hybrid list of vector "
+                "search and BM25")
+    if _graph_trust(weights, confidence, text_only) <= 0:
+        knob = "ranking.text" if text_only else "ranking.graph"
+        return (f"the graph strand weighs 0 ({knob} = 0): the list is the hybrid list of "
+                "vector search and BM25")
+    if confidence < WEAK_LINKING and not _graph_list(graph, confidence, depth):
+        return (f"weakly linked Cypher (confidence {confidence:.2f}) with no answer at its "
+                "first level: the list is the hybrid list of vector search and BM25")
+    if confidence < WEAK_LINKING:
+        return (f"weakly linked Cypher (confidence {confidence:.2f}): the graph only "
+                "re-ranks the vector and BM25 candidates, with its level-1 answers")
+    return None
 
 
 def _graph_trust(weights: RankingSettings, confidence: float, text_only: bool) -> float:
