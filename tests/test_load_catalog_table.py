@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from afr.cli.main import cli
 from click.testing import CliRunner
 from skbutil import parquet_skb, toy_skb
 from test_load_parquet import contents
@@ -18,7 +19,6 @@ from test_load_parquet import contents
 from afr.errors import LoadError
 from afr.load import load_skb_dir
 from afr.store import Store, open_store
-from cli.main import cli
 
 
 def schema_only(text: Path, out: Path) -> Path:
