@@ -85,8 +85,7 @@ def load(ctx: Context, source: str, fmt: str, dataset: str | None, replace: bool
       afr load ./my-tables --format parquet
       afr load ./my-lakehouse-skb --format delta
       afr --db postgresql://me@localhost/kb load demo
-      afr --db sc://spark-host:15002/kb load ./my-schema \\
-          --nodes-table lake.skb_nodes --edges-table lake.skb_edges
+      afr --db kb.duckdb load ./schema --nodes-table lake.nodes --edges-table lake.edges
     """
     from afr.load import load_into
 

@@ -299,6 +299,21 @@ _NOT_RUN = {
 }
 
 
+def lake_tables(tables: Path, store_file: Path, schema_dir: Path) -> None:
+    """The SKB's tables as a user's own, lake.nodes and lake.edges of a DuckDB file, and
+    its skb.json alone in ``schema_dir`` (`afr load --nodes-table`)."""
+    import duckdb
+
+    con = duckdb.connect(str(store_file))
+    con.execute("CREATE SCHEMA lake")
+    for stem in ("nodes", "edges"):
+        con.execute(f"CREATE TABLE lake.{stem} AS "
+                    f"SELECT * FROM read_parquet('{tables / f'{stem}.parquet'}')")
+    con.close()
+    schema_dir.mkdir()
+    (schema_dir / "skb.json").write_bytes((tables / "skb.json").read_bytes())
+
+
 def test_help_and_readme_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                       demo_db: str) -> None:
     """Every example command of --help and the README (except those in _NOT_RUN, for the
@@ -308,6 +323,7 @@ def test_help_and_readme_examples_run(tmp_path: Path, monkeypatch: pytest.Monkey
     toy_skb(tmp_path / "my-skb")
     parquet_skb(tmp_path / "my-skb", tmp_path / "my-tables")  # the same SKB as Parquet
     delta_skb(tmp_path / "my-skb", tmp_path / "my-lakehouse-skb")  # and as Delta tables
+    lake_tables(tmp_path / "my-tables", tmp_path / "kb.duckdb", tmp_path / "schema")
     (tmp_path / "bench.csv").write_text(
         (demo_skb_dir() / "questions.csv").read_text(encoding="utf-8"), encoding="utf-8")
     mine = str(tmp_path / "mine.duckdb")
