@@ -199,3 +199,16 @@ def iceberg_skb(text_skb: Path, out: Path, catalog_dir: Path) -> Path:
         iceberg.append(table)
     catalog.engine.dispose()
     return out
+
+
+def lake_tables(tables: Path, store_file: Path, *, prefix: str = "skb_") -> None:
+    """The Parquet SKB ``tables`` (``parquet_skb``) as a user's own tables of a DuckDB file,
+    lake.{prefix}nodes and lake.{prefix}edges (`afr load --nodes-table`)."""
+    import duckdb
+
+    con = duckdb.connect(str(store_file))
+    con.execute("CREATE SCHEMA lake")
+    for stem in ("nodes", "edges"):
+        con.execute(f"CREATE TABLE lake.{prefix}{stem} AS "
+                    f"SELECT * FROM read_parquet('{tables / f'{stem}.parquet'}')")
+    con.close()

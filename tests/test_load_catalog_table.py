@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from afr.cli.main import cli
 from click.testing import CliRunner
-from skbutil import parquet_skb, toy_skb
+from skbutil import lake_tables, parquet_skb, toy_skb
 from test_load_parquet import contents
 
 from afr.errors import LoadError
@@ -28,18 +28,6 @@ def schema_only(text: Path, out: Path) -> Path:
     return out
 
 
-def user_tables(store_file: Path, tables: Path) -> None:
-    """The user's own tables lake.skb_nodes and lake.skb_edges in a DuckDB file."""
-    import duckdb
-
-    con = duckdb.connect(str(store_file))
-    con.execute("CREATE SCHEMA lake")
-    for stem in ("nodes", "edges"):
-        con.execute(f"CREATE TABLE lake.skb_{stem} AS "
-                    f"SELECT * FROM read_parquet('{tables / f'{stem}.parquet'}')")
-    con.close()
-
-
 def reference_contents(text: Path, tmp_path: Path) -> dict:
     reference = open_store(tmp_path / "reference.duckdb")
     load_skb_dir(reference, text, progress=False)
@@ -50,7 +38,7 @@ def reference_contents(text: Path, tmp_path: Path) -> dict:
 
 def test_a_duckdb_files_own_tables_load_as_their_text_files_do(tmp_path: Path) -> None:
     text = toy_skb(tmp_path / "text")
-    user_tables(tmp_path / "kb.duckdb", parquet_skb(text, tmp_path / "tables"))
+    lake_tables(parquet_skb(text, tmp_path / "tables"), tmp_path / "kb.duckdb")
     store = open_store(tmp_path / "kb.duckdb")
     report = load_skb_dir(store, schema_only(text, tmp_path / "schema"), progress=False,
                           nodes_table="lake.skb_nodes", edges_table="lake.skb_edges")
@@ -62,7 +50,7 @@ def test_a_duckdb_files_own_tables_load_as_their_text_files_do(tmp_path: Path) -
 
 def test_one_table_named_and_the_other_a_file(tmp_path: Path) -> None:
     text = toy_skb(tmp_path / "text")
-    user_tables(tmp_path / "kb.duckdb", parquet_skb(text, tmp_path / "tables"))
+    lake_tables(parquet_skb(text, tmp_path / "tables"), tmp_path / "kb.duckdb")
     store = open_store(tmp_path / "kb.duckdb")
     report = load_skb_dir(store, text, nodes_table="lake.skb_nodes", progress=False)
     assert (report.nodes, report.edges) == (8, 7)
@@ -78,7 +66,7 @@ def test_one_table_named_and_the_other_a_file(tmp_path: Path) -> None:
 def test_a_name_that_is_no_skb_table_is_refused_and_nothing_loads(
         tmp_path: Path, name: str, error: str) -> None:
     text = toy_skb(tmp_path / "text")
-    user_tables(tmp_path / "kb.duckdb", parquet_skb(text, tmp_path / "tables"))
+    lake_tables(parquet_skb(text, tmp_path / "tables"), tmp_path / "kb.duckdb")
     store = open_store(tmp_path / "kb.duckdb")
     load_skb_dir(store, text, progress=False)  # an SKB the refused load must not touch
     before = contents(store)
@@ -94,7 +82,7 @@ def test_a_table_with_a_problem_is_named_like_a_file(tmp_path: Path) -> None:
     import duckdb
 
     text = toy_skb(tmp_path / "text")
-    user_tables(tmp_path / "kb.duckdb", parquet_skb(text, tmp_path / "tables"))
+    lake_tables(parquet_skb(text, tmp_path / "tables"), tmp_path / "kb.duckdb")
     con = duckdb.connect(str(tmp_path / "kb.duckdb"))
     con.execute("INSERT INTO lake.skb_edges VALUES ('p1', 'cites', 'nowhere')")
     con.close()
@@ -111,7 +99,7 @@ def test_named_tables_from_the_command_line(tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     text = toy_skb(tmp_path / "text")
-    user_tables(tmp_path / "kb.duckdb", parquet_skb(text, tmp_path / "tables"))
+    lake_tables(parquet_skb(text, tmp_path / "tables"), tmp_path / "kb.duckdb")
     schema = schema_only(text, tmp_path / "schema")
     runner = CliRunner()
     named = ["--nodes-table", "lake.skb_nodes", "--edges-table", "lake.skb_edges"]

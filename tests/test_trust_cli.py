@@ -19,7 +19,7 @@ import click
 import pytest
 from afr.cli.main import cli, hoist_store_options
 from click.testing import CliRunner
-from skbutil import delta_skb, parquet_skb, toy_skb
+from skbutil import delta_skb, lake_tables, parquet_skb, toy_skb
 
 from afr.demo import ensure_demo_store
 from afr.embed import make_embedder
@@ -299,21 +299,6 @@ _NOT_RUN = {
 }
 
 
-def lake_tables(tables: Path, store_file: Path, schema_dir: Path) -> None:
-    """The SKB's tables as a user's own, lake.nodes and lake.edges of a DuckDB file, and
-    its skb.json alone in ``schema_dir`` (`afr load --nodes-table`)."""
-    import duckdb
-
-    con = duckdb.connect(str(store_file))
-    con.execute("CREATE SCHEMA lake")
-    for stem in ("nodes", "edges"):
-        con.execute(f"CREATE TABLE lake.{stem} AS "
-                    f"SELECT * FROM read_parquet('{tables / f'{stem}.parquet'}')")
-    con.close()
-    schema_dir.mkdir()
-    (schema_dir / "skb.json").write_bytes((tables / "skb.json").read_bytes())
-
-
 def test_help_and_readme_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                       demo_db: str) -> None:
     """Every example command of --help and the README (except those in _NOT_RUN, for the
@@ -323,7 +308,9 @@ def test_help_and_readme_examples_run(tmp_path: Path, monkeypatch: pytest.Monkey
     toy_skb(tmp_path / "my-skb")
     parquet_skb(tmp_path / "my-skb", tmp_path / "my-tables")  # the same SKB as Parquet
     delta_skb(tmp_path / "my-skb", tmp_path / "my-lakehouse-skb")  # and as Delta tables
-    lake_tables(tmp_path / "my-tables", tmp_path / "kb.duckdb", tmp_path / "schema")
+    lake_tables(tmp_path / "my-tables", tmp_path / "kb.duckdb", prefix="")  # its tables
+    (tmp_path / "schema").mkdir()  # and its skb.json alone (afr load --nodes-table)
+    (tmp_path / "schema" / "skb.json").write_bytes((tmp_path / "my-skb" / "skb.json").read_bytes())
     (tmp_path / "bench.csv").write_text(
         (demo_skb_dir() / "questions.csv").read_text(encoding="utf-8"), encoding="utf-8")
     mine = str(tmp_path / "mine.duckdb")
