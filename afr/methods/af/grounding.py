@@ -2,10 +2,11 @@
 
 ``ground_cypher`` is what ``afr ask`` runs after steps 1–2, and ``afr cypher --run`` runs
 its second half, ``ground_fixed``, on the graph it fixed to show the fixes
-(``afr.methods.af.cypher_report``), so both always make the same of the same Cypher: parse, the deterministic fixes (``afr.cypher.fix``, unless ``af.fix`` is
-off), resolve. ``grounding_query`` is the one conversion from the resolved query graph
-(``afr.cypher``) to the grounding problem (``afr.ground``); ``with_provenance`` explains
-each grounded answer.
+(``afr.methods.af.cypher_report``), so both always make the same of the same Cypher:
+parse, the deterministic fixes (``afr.cypher.fix``, unless ``af.fix`` is off), resolve.
+``grounding_query`` is the one conversion from the resolved query graph (``afr.cypher``)
+to the grounding problem (``afr.ground``); ``with_provenance`` explains each grounded
+answer.
 """
 
 from __future__ import annotations
@@ -96,36 +97,25 @@ def ground_cypher(session: Session, cypher: str, *, target_type: str | None = No
         fixed = fix_cypher(parse_cypher(cypher), session.schema, session.catalog,
                            target_type=target_type, enabled=session.settings.af.fix,
                            question=question, store=session.store)
-        resolved = _resolved(session, fixed, target_type)
-    return _ground_resolved(session, fixed, resolved, timer, question)
+    return ground_fixed(session, fixed, target_type=target_type, timer=timer,
+                        question=question)
 
 
 def ground_fixed(session: Session, fixed: FixResult, *, target_type: str | None = None,
-                 question: str | None = None) -> GroundedCypher:
-    """``ground_cypher`` of a query graph ``fix_cypher`` fixed already (`afr cypher`
-    shows those fixes, then grounds the same graph)."""
-    timer = Timer({})
+                 timer: Timer | None = None, question: str | None = None) -> GroundedCypher:
+    """``ground_cypher`` from a query graph ``fix_cypher`` fixed already (`afr cypher`
+    shows those fixes, then grounds the same graph): resolve, steps 4 and 5, and the
+    grounding's own mends when the query grounds too little."""
+    timer = timer or Timer({})
+    af = session.settings.af
     with timer.step("3_parse"):
-        resolved = _resolved(session, fixed, target_type)
-    return _ground_resolved(session, fixed, resolved, timer, question)
-
-
-def _resolved(session: Session, fixed: FixResult, target_type: str | None) -> ResolvedQuery:
-    af = session.settings.af
-    resolved = resolve(fixed.graph, session.schema, mode=af.mode,
-                       use_edge_types=af.use_edge_types, target_type=target_type)
-    # A condition the fixes dropped (no such attribute) stays a hint: step 4 folds
-    # what it cannot filter on into a constant's search string, as without fixes.
-    for var, conditions in fixed.dropped_conditions.items():
-        if var in resolved.symbols:
-            resolved.symbols[var].conditions += conditions
-    return resolved
-
-
-def _ground_resolved(session: Session, fixed: FixResult, resolved: ResolvedQuery,
-                     timer: Timer, question: str | None) -> GroundedCypher:
-    """Steps 4 and 5, and the grounding's own mends when the query grounds too little."""
-    af = session.settings.af
+        resolved = resolve(fixed.graph, session.schema, mode=af.mode,
+                           use_edge_types=af.use_edge_types, target_type=target_type)
+        # A condition the fixes dropped (no such attribute) stays a hint: step 4 folds
+        # what it cannot filter on into a constant's search string, as without fixes.
+        for var, conditions in fixed.dropped_conditions.items():
+            if var in resolved.symbols:
+                resolved.symbols[var].conditions += conditions
     out = GroundedCypher(fixed.graph, resolved, fixed.fixes, timings=timer.timings)
     _ground_texts_first(session, out, timer)
     if af.fix and not _first_level_answers(out):  # a relationship written backwards?
