@@ -59,6 +59,11 @@ def check_identifier(name: str, what: str = "identifier") -> str:
     return name
 
 
+def check_table_name(name: str) -> str:
+    """A dotted table name (``lake.skb_nodes``) whose every part is checked."""
+    return ".".join(check_identifier(part, "table name") for part in name.split("."))
+
+
 @lru_cache(maxsize=1)
 def _jinja() -> jinja2.Environment:
     import jinja2
@@ -322,8 +327,15 @@ class Store(ABC):
             raise LoadError(f"{name}: no such table in {self.location}")
         return name
 
+    #: The schema a user's name reaches afr's own tables by (DuckDB's ``main``, the
+    #: PostgreSQL store's schema); None where no qualified name does (Spark's are views).
+    own_schema: str | None = None
+
     def _is_own_table(self, parts: list[str]) -> bool:
-        return False
+        from afr.store.ddl import own_table_names
+
+        return self.own_schema is not None and parts[-2].lower() == self.own_schema \
+            and parts[-1].lower() in own_table_names()
 
     @abstractmethod
     def _catalog_table_exists(self, name: str) -> bool: ...

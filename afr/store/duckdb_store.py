@@ -16,6 +16,7 @@ from afr.store.base import (
     SKB_TABLES,
     Store,
     check_identifier,
+    check_table_name,
     decode_json_columns,
 )
 from afr.store.dialect import DUCKDB
@@ -83,6 +84,7 @@ def _kind(path: Path, head: bytes) -> str:
 
 class DuckDBStore(Store):
     dialect = DUCKDB
+    own_schema = "main"
     maps_postings = True
 
     def __init__(self, path: str | Path, *, read_only: bool = False,
@@ -124,20 +126,9 @@ class DuckDBStore(Store):
     def table_exists(self, table: str) -> bool:
         if self._in_tx:  # an error would abort the transaction: ask the catalog
             return super().table_exists(table)
-        try:
-            self.run("meta/table_probe.sql", {"table": check_identifier(table, "table")})
-        except StoreError as exc:
-            if "Catalog Error" in str(exc):
-                return False
-            raise
-        return True
+        return self._probe_table(check_identifier(table, "table"))
 
-    def _is_own_table(self, parts: list[str]) -> bool:
-        from afr.store.ddl import own_table_names
-
-        return parts[-2].lower() == "main" and parts[-1].lower() in own_table_names()
-
-    def _catalog_table_exists(self, name: str) -> bool:
+    def _probe_table(self, name: str) -> bool:
         try:
             self.run("meta/table_probe.sql", {"table": name})
         except StoreError as exc:
@@ -146,11 +137,14 @@ class DuckDBStore(Store):
             raise
         return True
 
+    def _catalog_table_exists(self, name: str) -> bool:
+        return self._probe_table(name)
+
     def view_catalog_table(self, name: str, con: Any, view: str) -> None:
         # staging is this store's own connection (staging_connection): a view reads the
         # table where it is, with no copy until the staging SQL's own
         self.run("load/catalog_view.sql", view=check_identifier(view, "view"),
-                 table=".".join(check_identifier(p, "table name") for p in name.split(".")))
+                 table=check_table_name(name))
 
     def sidecar_dir(self) -> Path | None:
         if str(self.path) == ":memory:":

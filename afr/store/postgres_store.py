@@ -23,6 +23,7 @@ from afr.store.base import (
     TYPE_INDEX_MIN_NODES,
     Store,
     check_identifier,
+    check_table_name,
     duckdb_sql,
     redact_url,
 )
@@ -66,7 +67,7 @@ class PostgresStore(Store):
         #: Whether this session's server is a standby (read once at connect).
         self.on_standby = False
         self.index_memory_mb = index_memory_mb
-        self.schema = check_identifier(schema, "schema name")
+        self.schema = self.own_schema = check_identifier(schema, "schema name")
         self.location = f"{redact_url(url)} (schema {schema})"
         self.read_only = read_only
         # Another store's reader: a read-only session at every (re)connect, running afr's
@@ -342,11 +343,6 @@ class PostgresStore(Store):
         except psycopg.Error as exc:
             raise _store_error(exc) from None
 
-    def _is_own_table(self, parts: list[str]) -> bool:
-        from afr.store.ddl import own_table_names
-
-        return parts[-2].lower() == self.schema and parts[-1].lower() in own_table_names()
-
     def _catalog_table_exists(self, name: str) -> bool:
         parts = name.lower().split(".")  # unquoted names, as PostgreSQL folds them
         return bool(self.run("load/catalog_table_exists.sql", {
@@ -356,8 +352,7 @@ class PostgresStore(Store):
     def view_catalog_table(self, name: str, con: Any, view: str) -> None:
         """The table's rows as JSON lines in a temporary file, streamed from a server-side
         cursor, read into the staging connection as a table (then the file goes)."""
-        query = self.sql("load/catalog_rows.sql", table=".".join(
-            check_identifier(p, "table name") for p in name.split(".")))[0]
+        query = self.sql("load/catalog_rows.sql", table=check_table_name(name))[0]
         with tempfile.TemporaryDirectory(prefix="afr-load-") as tmp:
             path = Path(tmp) / "rows.jsonl"
             try:
