@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
-from afr.errors import LoadError
+from afr.errors import LoadError, StoreError
 from afr.load.skb_json import read_skb_json
 from afr.load.stage import (
     StageResult,
@@ -26,7 +26,8 @@ from afr.load.stage import (
 )
 from afr.load.tables import CatalogTable, TableFormat
 from afr.progress import Phases
-from afr.store.base import Store
+from afr.store.base import Store, check_table_name
+from afr.store.ddl import own_table_names
 from afr.store.names import build_name_index
 from afr.store.skb import SkbSchema
 
@@ -78,9 +79,24 @@ def load_skb_dir(
 
 
 def catalog_table(store: Store, name: str) -> CatalogTable:
-    """The table ``name`` of the store's catalog, checked now, read when staged."""
-    checked = store.check_catalog_table(name)
-    return CatalogTable(checked, partial(store.view_catalog_table, checked))
+    """The table ``name`` of the store's catalog, checked now, read when staged: plain
+    identifiers joined by dots, qualified by its schema (or database, and catalog), not
+    one of afr's own tables, and there; else a LoadError."""
+    parts = name.split(".")
+    try:
+        well_formed = 2 <= len(parts) <= 3 and bool(check_table_name(name))
+    except StoreError:  # a part that is no plain identifier
+        well_formed = False
+    if not well_formed:
+        raise LoadError(f"{name!r}: name the table with its schema or database "
+                        "(lake.skb_nodes), in plain names joined by dots")
+    if store.own_schema is not None and parts[-2].lower() == store.own_schema \
+            and parts[-1].lower() in own_table_names():
+        raise LoadError(f"{name}: that is a table of afr's own; name the table that "
+                        "holds the SKB's nodes or edges")
+    if not store.catalog_table_exists(name):
+        raise LoadError(f"{name}: no such table in {store.location}")
+    return CatalogTable(name, partial(store.view_catalog_table, name))
 
 
 def load_staged(

@@ -25,7 +25,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from afr.errors import LoadError, StoreConnectionError, StoreError
+from afr.errors import StoreConnectionError, StoreError
 from afr.resources import schema_dir, sql_dir
 from afr.store.dialect import DUCKDB, Dialect, split_sql
 from afr.store.runtime import StoreRuntime
@@ -312,38 +312,20 @@ class Store(ABC):
 
     # -- an SKB's tables named in the store's catalog (afr load --nodes-table) ----------
 
-    def check_catalog_table(self, name: str) -> str:
-        """``name`` if it names a table of this store's catalog that an SKB's nodes or
-        edges can be read from: plain identifiers joined by dots, qualified by its schema
-        (or database, and catalog), not one of afr's own tables; else a LoadError."""
-        parts = name.split(".")
-        if not 2 <= len(parts) <= 3 or not all(_IDENT.match(p) for p in parts):
-            raise LoadError(f"{name!r}: name the table with its schema or database "
-                            "(lake.skb_nodes), in plain names joined by dots")
-        if self._is_own_table(parts):
-            raise LoadError(f"{name}: that is a table of afr's own; name the table that "
-                            "holds the SKB's nodes or edges")
-        if not self._catalog_table_exists(name):
-            raise LoadError(f"{name}: no such table in {self.location}")
-        return name
-
     #: The schema a user's name reaches afr's own tables by (DuckDB's ``main``, the
     #: PostgreSQL store's schema); None where no qualified name does (Spark's are views).
     own_schema: str | None = None
 
-    def _is_own_table(self, parts: list[str]) -> bool:
-        from afr.store.ddl import own_table_names
-
-        return self.own_schema is not None and parts[-2].lower() == self.own_schema \
-            and parts[-1].lower() in own_table_names()
-
     @abstractmethod
-    def _catalog_table_exists(self, name: str) -> bool: ...
+    def catalog_table_exists(self, name: str) -> bool:
+        """Whether ``name`` (``schema.table``, its parts checked) is a table or view of
+        this store's catalog."""
 
     @abstractmethod
     def view_catalog_table(self, name: str, con: Any, view: str) -> None:
         """Make ``view`` of the DuckDB staging connection ``con`` read the table ``name``
-        of this store's catalog (``check_catalog_table`` passed it)."""
+        of this store's catalog (``catalog_table_exists`` found it; afr.load.loader checks
+        the name first)."""
 
     @abstractmethod
     def close(self) -> None: ...

@@ -137,7 +137,7 @@ class DuckDBStore(Store):
             raise
         return True
 
-    def _catalog_table_exists(self, name: str) -> bool:
+    def catalog_table_exists(self, name: str) -> bool:
         return self._probe_table(name)
 
     def view_catalog_table(self, name: str, con: Any, view: str) -> None:

@@ -343,7 +343,7 @@ class PostgresStore(Store):
         except psycopg.Error as exc:
             raise _store_error(exc) from None
 
-    def _catalog_table_exists(self, name: str) -> bool:
+    def catalog_table_exists(self, name: str) -> bool:
         parts = name.lower().split(".")  # unquoted names, as PostgreSQL folds them
         return bool(self.run("load/catalog_table_exists.sql", {
             "schema": parts[-2], "table": parts[-1],

@@ -357,8 +357,8 @@ class SparkStore(Store):
     def sidecar_dir(self) -> Path | None:
         return self.tables.root / "vectors"
 
-    def _catalog_table_exists(self, name: str) -> bool:
-        # afr's own tables are views named by one name, which check_catalog_table refuses
+    def catalog_table_exists(self, name: str) -> bool:
+        # afr's own tables are views named by one name, which the loader refuses
         with _spark_errors():
             return bool(self.spark.catalog.tableExists(name))
 
